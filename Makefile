@@ -1,0 +1,73 @@
+# hermes-loop: build, test, demo, bench.
+#   make test    fmt check, clippy -D warnings, unit + integration + interop tests
+#   make demo    the whole loop on a temporary HERMES_HOME seeded from testdata/
+# The Python peer (hermes-agent 0.19.0, for interop tests and side-by-side benchmarks) is
+# installed into .venv-peer/ on first use.
+
+CARGO       ?= cargo
+PYTHON      ?= python3
+PEER_VENV   := .venv-peer
+PEER_PY     := $(PEER_VENV)/bin/python
+PEER_STAMP  := $(PEER_VENV)/.hermes-agent-0.19.0
+HAVE_NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
+INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
+
+export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
+
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer clean
+
+all: build
+
+build:
+	$(CARGO) build --all-targets
+
+release:
+	$(CARGO) build --release
+
+## test: everything CI checks, in the order that fails fastest.
+test: lint peer
+ifeq ($(HAVE_NEXTEST),yes)
+	$(CARGO) nextest run --no-fail-fast
+else
+	$(CARGO) test --no-fail-fast
+endif
+
+lint: fmt-check clippy
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --all-targets -- -D warnings
+
+unit:
+	$(CARGO) test --lib
+
+## interop: only the tests that run the real Python Hermes next to our code.
+interop: peer
+ifeq ($(HAVE_NEXTEST),yes)
+	$(CARGO) nextest run --no-fail-fast -E 'binary(/^interop_/)'
+else
+	$(CARGO) test --no-fail-fast $(foreach t,$(INTEROP_TESTS),--test $(t))
+endif
+
+## peer: the Python Hermes we test against, pinned to 0.19.0, installed once.
+peer: $(PEER_STAMP)
+
+$(PEER_STAMP):
+	rm -rf $(PEER_VENV)
+	$(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check hermes-agent==0.19.0
+	$(PEER_PY) -c "import hermes_cli, tools.skills_guard, hermes_state" 
+	touch $@
+
+## bench: release build, then each area's benchmark script (side by side with the peer).
+bench: release peer
+	./benches/run.sh
+
+demo: release
+	./pipelines/demo.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf $(PEER_VENV) bench-out

@@ -1,0 +1,326 @@
+//! Where everything lives: HERMES_HOME resolution and the path of every file the toolchain
+//! touches, named in one place so no module spells a path on its own.
+
+pub mod config;
+
+use std::path::{Component, Path, PathBuf};
+
+pub use config::{Config, ConfigError};
+
+/// The environment variable naming the Hermes home.
+pub const HOME_VAR: &str = "HERMES_HOME";
+
+/// No home could be found: no flag, no `HERMES_HOME`, and no `$HOME` to find `~/.hermes` in.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot find the Hermes home: pass --home DIR or set HERMES_HOME (no $HOME to find ~/.hermes)"
+)]
+pub struct NoHome;
+
+/// A Hermes home directory (`~/.hermes` or a profile under it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    /// `--home` wins, then `HERMES_HOME` (stripped; empty means unset), then `~/.hermes`.
+    pub fn resolve(flag: Option<&Path>) -> Result<Home, NoHome> {
+        if let Some(dir) = flag {
+            return Ok(Home::at(dir));
+        }
+        if let Some(value) = std::env::var_os(HOME_VAR) {
+            let text = value.to_string_lossy();
+            let trimmed = text.trim();
+            if !trimmed.is_empty() {
+                return Ok(Home::at(trimmed));
+            }
+        }
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| Home::at(PathBuf::from(h).join(".hermes")))
+            .ok_or(NoHome)
+    }
+
+    /// A home at `root`, taken as given (no `~` expansion, no canonicalisation, like Python).
+    pub fn at(root: impl Into<PathBuf>) -> Home {
+        Home { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Loads `config.yaml` merged over the defaults; a missing file gives the defaults.
+    pub fn load_config(&self) -> Result<Config, ConfigError> {
+        Config::load(self)
+    }
+
+    // ── files at the top of the home ────────────────────────────────────────────────────────
+
+    pub fn config_yaml(&self) -> PathBuf {
+        self.root.join("config.yaml")
+    }
+
+    /// `KEY=value` secrets, read to decide whether a skill's required variables are set.
+    pub fn env_file(&self) -> PathBuf {
+        self.root.join(".env")
+    }
+
+    /// The session store (SQLite).
+    pub fn state_db(&self) -> PathBuf {
+        self.root.join("state.db")
+    }
+
+    /// The cached system-prompt skill index; deleted whenever a skill changes.
+    pub fn skills_prompt_snapshot(&self) -> PathBuf {
+        self.root.join(".skills_prompt_snapshot.json")
+    }
+
+    /// Opt-out marker: bundled skills are not seeded when it exists.
+    pub fn no_bundled_skills_marker(&self) -> PathBuf {
+        self.root.join(".no-bundled-skills")
+    }
+
+    pub fn skill_bundles_dir(&self) -> PathBuf {
+        self.root.join("skill-bundles")
+    }
+
+    /// Staged writes awaiting approval: `pending/memory` or `pending/skills`.
+    pub fn pending_dir(&self, kind: &str) -> PathBuf {
+        self.root.join("pending").join(kind)
+    }
+
+    // ── memory ───────────────────────────────────────────────────────────────────────────────
+
+    pub fn memories_dir(&self) -> PathBuf {
+        self.root.join("memories")
+    }
+
+    /// The agent's notes about its environment.
+    pub fn memory_md(&self) -> PathBuf {
+        self.memories_dir().join("MEMORY.md")
+    }
+
+    /// What the agent knows about its user.
+    pub fn user_md(&self) -> PathBuf {
+        self.memories_dir().join("USER.md")
+    }
+
+    // ── skills ───────────────────────────────────────────────────────────────────────────────
+
+    /// The local skills root.
+    pub fn skills_dir(&self) -> PathBuf {
+        self.root.join("skills")
+    }
+
+    /// Per-skill telemetry and lifecycle sidecar.
+    pub fn usage_json(&self) -> PathBuf {
+        self.skills_dir().join(".usage.json")
+    }
+
+    /// The lock that serialises read-modify-write of `.usage.json`.
+    pub fn usage_lock(&self) -> PathBuf {
+        self.skills_dir().join(".usage.json.lock")
+    }
+
+    pub fn bundled_manifest(&self) -> PathBuf {
+        self.skills_dir().join(".bundled_manifest")
+    }
+
+    pub fn curator_state(&self) -> PathBuf {
+        self.skills_dir().join(".curator_state")
+    }
+
+    pub fn curator_suppressed(&self) -> PathBuf {
+        self.skills_dir().join(".curator_suppressed")
+    }
+
+    pub fn curator_backups_dir(&self) -> PathBuf {
+        self.skills_dir().join(".curator_backups")
+    }
+
+    /// Archived (recoverable) skills, flat.
+    pub fn archive_dir(&self) -> PathBuf {
+        self.skills_dir().join(".archive")
+    }
+
+    pub fn hub_dir(&self) -> PathBuf {
+        self.skills_dir().join(".hub")
+    }
+
+    pub fn hub_lock_json(&self) -> PathBuf {
+        self.hub_dir().join("lock.json")
+    }
+
+    pub fn hub_audit_log(&self) -> PathBuf {
+        self.hub_dir().join("audit.log")
+    }
+
+    pub fn hub_taps_json(&self) -> PathBuf {
+        self.hub_dir().join("taps.json")
+    }
+
+    pub fn hub_quarantine_dir(&self) -> PathBuf {
+        self.hub_dir().join("quarantine")
+    }
+
+    pub fn hub_scan_cache_dir(&self) -> PathBuf {
+        self.hub_dir().join("scan-cache")
+    }
+
+    pub fn hub_index_cache_dir(&self) -> PathBuf {
+        self.hub_dir().join("index-cache")
+    }
+
+    // ── curator reports and cron ─────────────────────────────────────────────────────────────
+
+    /// `logs/curator`, holding one `<YYYYMMDD-HHMMSS>[-N]/` directory per run.
+    pub fn curator_logs_dir(&self) -> PathBuf {
+        self.root.join("logs").join("curator")
+    }
+
+    pub fn cron_jobs(&self) -> PathBuf {
+        self.root.join("cron").join("jobs.json")
+    }
+
+    /// The lock Hermes's cron module takes around `jobs.json` (not `jobs.json.lock`).
+    pub fn cron_lock(&self) -> PathBuf {
+        self.root.join("cron").join(".jobs.lock")
+    }
+}
+
+/// Python's `Path.resolve()` (non-strict): absolute, `..` folded, symlinks resolved for the
+/// part of the path that exists.
+pub fn resolve_lenient(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut existing = absolute.clone();
+    let mut rest: Vec<PathBuf> = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            let mut out = canonical;
+            for part in rest.iter().rev() {
+                push_normalized(&mut out, part);
+            }
+            return out;
+        }
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(PathBuf::from(name));
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut out = PathBuf::from("/");
+    for component in absolute.components() {
+        push_normalized(&mut out, Path::new(component.as_os_str()));
+    }
+    out
+}
+
+fn push_normalized(out: &mut PathBuf, part: &Path) {
+    for component in part.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+}
+
+/// Python's `os.path.expandvars`: `$NAME` and `${NAME}` replaced when set, left as written
+/// otherwise.
+pub fn expand_vars(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'$' {
+            let (name, end) = if bytes.get(i + 1) == Some(&b'{') {
+                match text[i + 2..].find('}') {
+                    Some(close) => (&text[i + 2..i + 2 + close], i + 3 + close),
+                    None => ("", i + 1),
+                }
+            } else {
+                let len = text[i + 1..]
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                (&text[i + 1..i + 1 + len], i + 1 + len)
+            };
+            if !name.is_empty()
+                && let Some(value) = std::env::var_os(name)
+            {
+                out.push_str(&value.to_string_lossy());
+                i = end;
+                continue;
+            }
+            out.push('$');
+            i += 1;
+            continue;
+        }
+        let next = text[i..].find('$').map_or(text.len(), |n| i + n);
+        out.push_str(&text[i..next]);
+        i = next;
+    }
+    out
+}
+
+/// Python's `os.path.expanduser` for `~` and `~/…` (other users' homes are left as written).
+pub fn expand_user(text: &str) -> String {
+    if (text == "~" || text.starts_with("~/"))
+        && let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty())
+    {
+        return format!(
+            "{}{}",
+            home.to_string_lossy().trim_end_matches('/'),
+            &text[1..]
+        );
+    }
+    text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_beats_everything() {
+        let home = Home::resolve(Some(Path::new("/tmp/h"))).expect("home");
+        assert_eq!(home.root(), Path::new("/tmp/h"));
+        assert_eq!(
+            home.usage_json(),
+            PathBuf::from("/tmp/h/skills/.usage.json")
+        );
+        assert_eq!(home.cron_lock(), PathBuf::from("/tmp/h/cron/.jobs.lock"));
+    }
+
+    #[test]
+    fn expandvars_like_python() {
+        // SAFETY of the test: the variable name is unique to this test.
+        unsafe { std::env::set_var("HERMES_LOOP_TEST_XV", "val") };
+        assert_eq!(expand_vars("a/$HERMES_LOOP_TEST_XV/b"), "a/val/b");
+        assert_eq!(expand_vars("${HERMES_LOOP_TEST_XV}x"), "valx");
+        assert_eq!(expand_vars("$NOPE_HERMES_UNSET/x"), "$NOPE_HERMES_UNSET/x");
+        assert_eq!(expand_vars("${unclosed"), "${unclosed");
+        assert_eq!(expand_vars("cost $5"), "cost $5");
+    }
+
+    #[test]
+    fn lenient_resolve_folds_dotdot_past_missing_parts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().canonicalize().expect("canon");
+        let got = resolve_lenient(&dir.path().join("missing/../other/x"));
+        assert_eq!(got, real.join("other/x"));
+    }
+}

@@ -1,0 +1,44 @@
+//! The conventions every binary shares: output formats, JSONL in and out, Python-compatible
+//! JSON, atomic writes, advisory locks, exit codes and terminal-safe text.
+
+pub mod atomic;
+pub mod cli;
+pub mod exit;
+pub mod format;
+pub mod jsonl;
+pub mod lock;
+pub mod output;
+pub mod progress;
+pub mod pyjson;
+pub mod sanitize;
+
+use std::path::{Path, PathBuf};
+
+/// A filesystem operation that failed, with the path it failed on.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {action} {}: {source}", path.display())]
+pub struct FileError {
+    pub action: &'static str,
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl FileError {
+    pub fn new(action: &'static str, path: &Path, source: std::io::Error) -> FileError {
+        FileError {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub fn kind(&self) -> std::io::ErrorKind {
+        self.source.kind()
+    }
+}
+
+/// Reads a whole file, naming it in the error.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, FileError> {
+    std::fs::read(path).map_err(|e| FileError::new("read", path, e))
+}

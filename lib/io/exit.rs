@@ -1,0 +1,119 @@
+//! Exit codes and error reporting, the same for every binary: 0 done, 1 a negative answer,
+//! 2 an error. Errors print as `hermes-<bin>: error: <chain>` and a closed stdout pipe is a
+//! quiet success, so `hermes-x | head -1` never complains.
+
+use std::process::ExitCode;
+
+/// How a command ended when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done (0).
+    Success,
+    /// The command's negative answer (1): no hits, a failing verdict, a refused action.
+    Negative,
+    /// Something failed but the run went on (2): a bad line skipped with `--keep-going`,
+    /// one unreadable item among many.
+    PartialFailure,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Negative => 1,
+            Exit::PartialFailure => 2,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit.code())
+    }
+}
+
+/// The exit code of a command that failed outright.
+pub const ERROR_CODE: u8 = 2;
+
+/// `--help` text shared by every binary.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes: 0 done; 1 negative answer (no hits, failing verdict, refused action); 2 bad usage,
+bad input or an I/O error. A closed stdout pipe ends quietly with 0.
+
+Environment: HERMES_HOME (default ~/.hermes; --home overrides it), HERMES_NOW (an ISO-8601
+timestamp used as the current time, for tests and previews), NO_COLOR.";
+
+/// An error a person can fix, with the hint that tells them how.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Hinted {
+    pub message: String,
+    pub hint: String,
+}
+
+impl Hinted {
+    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Hinted {
+        Hinted {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+/// Runs a binary's body and turns its outcome into the process exit code.
+pub fn run(bin: &str, body: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode {
+    match body() {
+        Ok(exit) => exit.into(),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            report(bin, &err);
+            ExitCode::from(ERROR_CODE)
+        }
+    }
+}
+
+/// Prints an error and its causes on one line, then the hint if one is attached.
+pub fn report(bin: &str, err: &anyhow::Error) {
+    eprintln!("{bin}: error: {err:#}");
+    if let Some(hinted) = err.chain().find_map(|e| e.downcast_ref::<Hinted>()) {
+        eprintln!("hint: {}", hinted.hint);
+    }
+}
+
+/// Prints a warning on stderr.
+pub fn warn(bin: &str, message: impl std::fmt::Display) {
+    eprintln!("{bin}: warning: {message}");
+}
+
+/// Whether the error, anywhere in its chain, is a write to a closed pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_pipe_is_found_under_context() {
+        let err = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing results");
+        assert!(is_broken_pipe(&err));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(Exit::Success.code(), 0);
+        assert_eq!(Exit::Negative.code(), 1);
+        assert_eq!(Exit::PartialFailure.code(), 2);
+    }
+}

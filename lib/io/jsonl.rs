@@ -1,0 +1,141 @@
+//! Reading JSONL: one JSON value per line, blank lines skipped, each bad line named by its
+//! number. With `--keep-going` the caller reports a bad line and reads on.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+use super::FileError;
+
+/// One parsed line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// 1-based line number in the input.
+    pub line: usize,
+    pub value: serde_json::Value,
+}
+
+/// Why a line could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonlError {
+    #[error("line {line}: {message}")]
+    BadLine { line: usize, message: String },
+    #[error("reading input: {0}")]
+    Io(#[from] io::Error),
+}
+
+impl JsonlError {
+    /// A bad line can be skipped; a failing read cannot.
+    pub fn is_bad_line(&self) -> bool {
+        matches!(self, JsonlError::BadLine { .. })
+    }
+}
+
+/// Iterates the JSON values of a JSONL stream.
+pub struct Records<R> {
+    reader: R,
+    line: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> Records<R> {
+    pub fn new(reader: R) -> Records<R> {
+        Records {
+            reader,
+            line: 0,
+            buf: Vec::with_capacity(4096),
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Records<R> {
+    type Item = Result<Record, JsonlError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => self.done = true,
+                Ok(_) => {
+                    self.line += 1;
+                    let line = self.line;
+                    let text = match std::str::from_utf8(&self.buf) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            return Some(Err(JsonlError::BadLine {
+                                line,
+                                message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+                            }));
+                        }
+                    };
+                    let trimmed = text.trim();
+                    if trimmed.is_empty() {
+                        continue;
+                    }
+                    return Some(
+                        serde_json::from_str(trimmed)
+                            .map(|value| Record { line, value })
+                            .map_err(|e| JsonlError::BadLine {
+                                line,
+                                message: format!("invalid JSON: {e}"),
+                            }),
+                    );
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(JsonlError::Io(e)));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Opens `path` for reading, or stdin when it is `None` or `-`.
+pub fn open_input(path: Option<&Path>) -> Result<Box<dyn BufRead>, FileError> {
+    match path {
+        None => Ok(Box::new(BufReader::new(io::stdin()))),
+        Some(p) if p.as_os_str() == "-" => Ok(Box::new(BufReader::new(io::stdin()))),
+        Some(p) => {
+            let file = File::open(p).map_err(|e| FileError::new("open", p, e))?;
+            Ok(Box::new(BufReader::with_capacity(256 * 1024, file)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_bad_line_and_reads_on() {
+        let input = b"{\"a\":1}\n\n{bad\n\xff\n{\"b\":2}\n";
+        let got: Vec<_> = Records::new(&input[..]).collect();
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].as_ref().expect("ok").line, 1);
+        assert!(
+            got[1]
+                .as_ref()
+                .expect_err("bad")
+                .to_string()
+                .starts_with("line 3: invalid JSON")
+        );
+        assert_eq!(
+            got[2].as_ref().expect_err("bad").to_string(),
+            "line 4: invalid UTF-8 at byte 0"
+        );
+        assert_eq!(
+            got[3].as_ref().expect("ok").value,
+            serde_json::json!({"b": 2})
+        );
+    }
+
+    #[test]
+    fn last_line_without_newline_is_read() {
+        let got: Vec<_> = Records::new(&b"{\"a\":1}"[..]).collect();
+        assert_eq!(got.len(), 1);
+    }
+}

@@ -1,0 +1,11 @@
+//! hermes-loop: the self-improvement loop of an AI agent (memory, skills, curation, recall)
+//! as a library behind small Unix binaries, on the on-disk formats of Hermes Agent 0.19.0.
+//!
+//! Lower modules never import higher ones:
+//! `io, home, yaml, clock` ← `skills, memory, sessions, guard` ← `recall, hub, llm` ← `agent`
+//! ← `review, curator`.
+
+pub mod clock;
+pub mod home;
+pub mod io;
+pub mod yaml;

@@ -1,0 +1,1 @@
+//! Test helpers for the recall area.
