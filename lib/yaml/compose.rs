@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use libyaml_safer::{EventData, Mark, Parser, ScalarStyle};
+use super::libyaml::{EventData, Mark, ParseError, Parser, ScalarStyle};
 
 use super::resolve::{self, Implicit};
 use super::value::{Mapping, Value};
@@ -54,7 +54,7 @@ impl YamlError {
 }
 
 fn one_based(mark: Mark) -> (usize, usize) {
-    (mark.line as usize + 1, mark.column as usize + 1)
+    (mark.line + 1, mark.column + 1)
 }
 
 /// Prints the way PyYAML's `MarkedYAMLError` does, so messages read the same as Hermes's.
@@ -157,28 +157,26 @@ impl<'a> Composer<'a> {
         }
     }
 
-    fn parse_error(&self, err: &libyaml_safer::Error) -> YamlError {
-        let mut out = YamlError::at(self.source_name, err.problem(), err.problem_mark());
-        if let (Some(context), Some(mark)) = (err.context(), err.context_mark()) {
-            out = out.with_context(context, mark);
+    fn parse_error(&self, err: ParseError) -> YamlError {
+        let mut out = YamlError::at(self.source_name, err.problem, Some(err.problem_mark));
+        if let Some(context) = err.context {
+            out = out.with_context(context, err.context_mark);
         }
         out
     }
 
     fn run(mut self, bytes: &[u8]) -> Result<Document, YamlError> {
-        let mut input = bytes;
-        let mut parser = Parser::new();
-        parser.set_input_string(&mut input);
+        let mut parser = Parser::new(bytes);
         let mut root: Option<Value> = None;
         let mut documents = 0usize;
         let mut first_document = Mark::default();
         loop {
-            let event = parser.parse().map_err(|e| self.parse_error(&e))?;
-            let start = event.start_mark;
+            let event = parser.next_event().map_err(|e| self.parse_error(e))?;
+            let start = event.start;
             match event.data {
-                EventData::StreamStart { .. } | EventData::DocumentEnd { .. } => {}
+                EventData::StreamStart | EventData::DocumentEnd => {}
                 EventData::StreamEnd => break,
-                EventData::DocumentStart { .. } => {
+                EventData::DocumentStart => {
                     documents += 1;
                     if documents > 1 {
                         return Err(YamlError::at(
@@ -478,7 +476,7 @@ impl<'a> Composer<'a> {
                     }
                     *pending_key = Some(PendingKey {
                         key: value,
-                        line: mark.line as usize + 1,
+                        line: mark.line + 1,
                         is_merge,
                     });
                     return Ok(None);

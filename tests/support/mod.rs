@@ -159,3 +159,21 @@ pub fn json_diff(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<St
     walk("", ours, theirs, &mut out);
     out
 }
+
+/// The public skills corpus (`../shared/corpus/skills-public`, 1,444 skills; `HERMES_CORPUS`
+/// overrides), or the committed sample of it (`testdata/skills-sample`) where the full corpus
+/// is not checked out beside the repository. The second value says which one it is.
+pub fn corpus() -> (PathBuf, bool) {
+    let full = std::env::var_os("HERMES_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/corpus/skills-public"));
+    if full.is_dir() {
+        (full, true)
+    } else {
+        eprintln!(
+            "note: full corpus not found at {}; using testdata/skills-sample",
+            full.display()
+        );
+        (testdata("skills-sample"), false)
+    }
+}

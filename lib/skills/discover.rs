@@ -1,0 +1,245 @@
+//! Finding skills: the walk Hermes's `iter_skill_index_files` does (symlinks followed,
+//! excluded folders and the support folders of a skill pruned, sorted by path string), made
+//! safe against symlink loops and unreadable folders.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use super::limits::SUPPORT_DIRS;
+
+/// Folder names never descended into and never yielding skills (`EXCLUDED_SKILL_DIRS`).
+pub const EXCLUDED_DIRS: [&str; 14] = [
+    ".git",
+    ".github",
+    ".hub",
+    ".archive",
+    ".venv",
+    "venv",
+    "node_modules",
+    "site-packages",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+];
+
+/// The file that makes a folder a skill.
+pub const SKILL_FILE: &str = "SKILL.md";
+
+/// A folder the walk could not enter (permissions, a symlink loop, a dangling link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkProblem {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// The result of a walk: the files found, in Hermes's order, and what could not be walked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub files: Vec<PathBuf>,
+    pub problems: Vec<WalkProblem>,
+}
+
+/// Every `SKILL.md` under `root`, in Hermes's order.
+pub fn skill_files(root: &Path) -> Found {
+    index_files(root, SKILL_FILE)
+}
+
+/// Every file named `file_name` under `root`, walking as Hermes's `iter_skill_index_files`:
+/// symlinked folders are followed (a loop is reported, not followed forever), folders named in
+/// [`EXCLUDED_DIRS`] are skipped, so are the support folders (`references`, `scripts`, …)
+/// directly inside a skill, and the result is sorted by path string.
+pub fn index_files(root: &Path, file_name: &str) -> Found {
+    let mut found = Found::default();
+    let walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !is_pruned(entry));
+    for item in walker {
+        match item {
+            Ok(entry) => {
+                if entry.depth() > 0
+                    && entry.file_name() == file_name
+                    && entry.file_type().is_file()
+                {
+                    found.files.push(entry.into_path());
+                }
+            }
+            Err(err) => {
+                let path = err
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| root.to_path_buf());
+                let message = if err.loop_ancestor().is_some() {
+                    "symlink loop (not followed)".to_string()
+                } else {
+                    err.io_error()
+                        .map_or_else(|| err.to_string(), ToString::to_string)
+                };
+                found.problems.push(WalkProblem { path, message });
+            }
+        }
+    }
+    found.files.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+    found.files.dedup();
+    found
+}
+
+fn is_pruned(entry: &walkdir::DirEntry) -> bool {
+    if !entry.file_type().is_dir() {
+        return false;
+    }
+    let name = entry.file_name().to_string_lossy();
+    if EXCLUDED_DIRS.contains(&name.as_ref()) {
+        return true;
+    }
+    SUPPORT_DIRS.contains(&name.as_ref())
+        && entry
+            .path()
+            .parent()
+            .is_some_and(|parent| parent.join(SKILL_FILE).is_file())
+}
+
+/// Whether a path relative to a skills root lies in an excluded folder or inside a skill's
+/// support folder (`is_excluded_skill_path`). Components are tested relative to the root, so
+/// a home that itself lives under a folder named `venv` still has skills.
+pub fn is_excluded(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
+    let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+    if parts
+        .iter()
+        .any(|p| EXCLUDED_DIRS.iter().any(|x| p.to_str() == Some(x)))
+    {
+        return true;
+    }
+    let mut prefix = root.to_path_buf();
+    for (index, part) in parts.iter().enumerate() {
+        if index + 1 == parts.len() {
+            break;
+        }
+        if index > 0
+            && SUPPORT_DIRS.iter().any(|s| part.to_str() == Some(s))
+            && prefix.join(SKILL_FILE).is_file()
+        {
+            return true;
+        }
+        prefix.push(part);
+    }
+    false
+}
+
+/// The category of a skill: the first folder below the root when the skill is at least two
+/// folders deep (`cat/skill/SKILL.md` → `cat`), else none.
+pub fn category_of(root: &Path, skill_md: &Path) -> Option<String> {
+    let rel = skill_md.strip_prefix(root).ok()?;
+    let parts: Vec<_> = rel.components().collect();
+    (parts.len() >= 3).then(|| parts[0].as_os_str().to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn touch(root: &Path, rel: &str) {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(path, "---\nname: x\n---\n").expect("write");
+    }
+
+    fn rels(root: &Path, found: &Found) -> Vec<String> {
+        found
+            .files
+            .iter()
+            .map(|p| {
+                p.strip_prefix(root)
+                    .expect("under root")
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walks_like_hermes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        for rel in [
+            "a/SKILL.md",
+            "a/references/old/SKILL.md",
+            "a/nested/SKILL.md",
+            "a-b/SKILL.md",
+            "cat/skill/SKILL.md",
+            "scripts/foo/SKILL.md",
+            ".archive/gone/SKILL.md",
+            "node_modules/pkg/SKILL.md",
+            ".restore-backups/x/SKILL.md",
+        ] {
+            touch(root, rel);
+        }
+        let found = skill_files(root);
+        assert_eq!(
+            rels(root, &found),
+            vec![
+                ".restore-backups/x/SKILL.md",
+                "a-b/SKILL.md",
+                "a/SKILL.md",
+                "a/nested/SKILL.md",
+                "cat/skill/SKILL.md",
+                "scripts/foo/SKILL.md",
+            ]
+        );
+        assert!(found.problems.is_empty());
+    }
+
+    #[test]
+    fn symlink_loop_is_reported_not_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        touch(root, "s/SKILL.md");
+        std::os::unix::fs::symlink(root, root.join("s/loop")).expect("symlink");
+        let found = skill_files(root);
+        assert_eq!(rels(root, &found), vec!["s/SKILL.md"]);
+        assert_eq!(found.problems.len(), 1);
+        assert!(found.problems[0].message.contains("loop"));
+    }
+
+    #[test]
+    fn root_that_is_a_skill_is_found() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        touch(dir.path(), "SKILL.md");
+        assert_eq!(
+            skill_files(dir.path()).files,
+            vec![dir.path().join("SKILL.md")]
+        );
+    }
+
+    #[test]
+    fn exclusion_and_category_are_relative_to_the_root() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("venv/home/skills");
+        touch(&root, "a/SKILL.md");
+        assert!(!is_excluded(&root, &root.join("a/SKILL.md")));
+        assert!(is_excluded(&root, &root.join("a/references/b/SKILL.md")));
+        assert!(is_excluded(&root, &root.join(".hub/x/SKILL.md")));
+        assert_eq!(
+            category_of(&root, &root.join("cat/x/SKILL.md")),
+            Some("cat".into())
+        );
+        assert_eq!(category_of(&root, &root.join("x/SKILL.md")), None);
+        assert_eq!(
+            category_of(&root, &root.join("a/b/x/SKILL.md")),
+            Some("a".into())
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! The YAML loader never panics: every frontmatter of the public corpus, cut at random points
+//! and with YAML punctuation inserted, gives a value or an error.
+
+mod support;
+
+use hermes_loop::skills::{discover, frontmatter};
+
+#[test]
+fn mutated_corpus_frontmatter_never_panics() {
+    let (corpus, full) = support::corpus();
+    let specials = [
+        '|', '>', '-', ':', '\n', ' ', '"', '\'', '#', '&', '*', '!', '[', ']', '{', '}', '?', ',',
+        '%', '@', '\t', '\\', '+', '2', '\u{feff}', '\u{0}',
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut parsed = 0usize;
+    for path in discover::skill_files(&corpus).files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Some(fences) = frontmatter::fences(&text) else {
+            continue;
+        };
+        let chars: Vec<char> = fences.yaml.chars().collect();
+        for _ in 0..if full { 12 } else { 400 } {
+            let mut mutated = chars.clone();
+            let at = (next() as usize) % (mutated.len() + 1);
+            match next() % 3 {
+                0 => mutated.truncate(at),
+                1 => mutated.insert(at, specials[(next() as usize) % specials.len()]),
+                _ => {
+                    mutated.truncate(at);
+                    let at = (next() as usize) % (mutated.len() + 1);
+                    mutated.insert(at, specials[(next() as usize) % specials.len()]);
+                }
+            }
+            let text: String = mutated.into_iter().collect();
+            let _ = hermes_loop::yaml::load_document(&text, "<fuzz>");
+            parsed += 1;
+        }
+    }
+    assert!(parsed > 10_000, "only {parsed} documents parsed");
+}
