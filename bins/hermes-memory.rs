@@ -12,7 +12,7 @@ use hermes_loop::io::format::Format;
 use hermes_loop::io::jsonl::{Records, open_input};
 use hermes_loop::io::output::Output;
 use hermes_loop::memory::view;
-use hermes_loop::memory::{Limits, MemoryError, MemoryStore, Target, tool};
+use hermes_loop::memory::{self, Limits, MemoryError, MemoryStore, Target, tool};
 use serde_json::{Value, json};
 
 const BIN: &str = "hermes-memory";
@@ -136,19 +136,12 @@ fn snapshot(
     target: Option<Target>,
     quiet: bool,
 ) -> anyhow::Result<Exit> {
-    let enabled = |t: Target| match t {
-        Target::Memory => config.memory.memory_enabled,
-        Target::User => config.memory.user_profile_enabled,
-    };
+    let enabled = |t: Target| t.enabled(&config.memory);
     if let Some(t) = target.filter(|t| !enabled(*t) && !quiet) {
-        let key = match t {
-            Target::Memory => "memory_enabled",
-            Target::User => "user_profile_enabled",
-        };
-        let file = t.file_name();
+        let (file, key) = (t.file_name(), t.enabled_key());
         exit::warn(
             BIN,
-            format!("{file} is left out of the system prompt: memory.{key} is off"),
+            format!("{file} is left out of the system prompt: {key} is off"),
         );
     }
     view::print_snapshot(out, format, store, &targets(target), enabled)?;
@@ -222,7 +215,7 @@ fn apply(
 }
 
 fn call(store: &mut MemoryStore, config: &Config, args: &Value) -> anyhow::Result<Value> {
-    if !config.memory.memory_enabled && !config.memory.user_profile_enabled {
+    if !memory::available(&config.memory) {
         return Ok(tool::unavailable());
     }
     tool::call(store, args).map_err(hint)

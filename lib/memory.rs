@@ -74,12 +74,35 @@ impl Target {
         }
     }
 
+    /// Whether config puts this target's block in the system prompt
+    /// (`memory.memory_enabled`, `memory.user_profile_enabled`).
+    pub fn enabled(self, config: &MemoryConfig) -> bool {
+        match self {
+            Target::Memory => config.memory_enabled,
+            Target::User => config.user_profile_enabled,
+        }
+    }
+
+    /// The config key of [`Target::enabled`].
+    pub fn enabled_key(self) -> &'static str {
+        match self {
+            Target::Memory => "memory.memory_enabled",
+            Target::User => "memory.user_profile_enabled",
+        }
+    }
+
     fn index(self) -> usize {
         match self {
             Target::Memory => 0,
             Target::User => 1,
         }
     }
+}
+
+/// Whether the `memory` tool exists at all: Hermes creates no store when both targets are
+/// disabled, and the tool answers [`tool::unavailable`].
+pub fn available(config: &MemoryConfig) -> bool {
+    config.memory_enabled || config.user_profile_enabled
 }
 
 /// Character budgets (Unicode code points of the joined file), from `config.yaml`.

@@ -92,6 +92,19 @@ pub fn call(store: &mut MemoryStore, args: &Value) -> Result<Value, MemoryError>
     }
 }
 
+/// [`call`] for a model's tool loop, which needs an answer whatever happens: an I/O failure
+/// becomes the error result Hermes's tool registry gives for a failed handler.
+pub fn answer(store: &mut MemoryStore, args: &Value) -> Value {
+    call(store, args).unwrap_or_else(|err| {
+        let mut map = serde_json::Map::new();
+        map.insert(
+            "error".into(),
+            Value::String(format!("Tool execution failed: {err}")),
+        );
+        Value::Object(map)
+    })
+}
+
 /// The answer when memory is off (`memory.memory_enabled` and `memory.user_profile_enabled`
 /// both false): Hermes then has no store at all.
 pub fn unavailable() -> Value {
@@ -216,6 +229,44 @@ mod tests {
         assert_eq!(py_str(&json!(2.5)), "2.5");
         assert_eq!(py_str(&json!(["a", 1, true])), "['a', 1, True]");
         assert_eq!(py_str(&json!({"k": "it's"})), "{'k': \"it's\"}");
+    }
+
+    #[test]
+    fn answer_turns_an_io_failure_into_an_error_result() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A directory where MEMORY.md should be: reading it fails.
+        let memory = dir.path().join("MEMORY.md");
+        let mut store = MemoryStore::load_paths(
+            [memory.clone(), dir.path().join("USER.md")],
+            crate::memory::Limits::DEFAULT,
+        )
+        .expect("load");
+        std::fs::create_dir(&memory).expect("mkdir");
+        let args = json!({"action": "add", "target": "memory", "content": "x"});
+        assert!(call(&mut store, &args).is_err());
+        let answer = answer(&mut store, &args);
+        let error = answer["error"].as_str().unwrap_or("");
+        assert!(
+            error.starts_with("Tool execution failed: cannot read "),
+            "{error}"
+        );
+        assert_eq!(answer.get("success"), None);
+        // Invalid targets and actions answer in Hermes's words.
+        assert_eq!(
+            result_text(&answer_of(&mut store, json!({"target": 5}))),
+            r#"{"error": "Invalid target '5'. Use 'memory' or 'user'.", "success": false}"#
+        );
+        assert_eq!(
+            result_text(&answer_of(
+                &mut store,
+                json!({"target": "user", "action": null})
+            )),
+            r#"{"error": "Unknown action 'None'. Use: add, replace, remove", "success": false}"#
+        );
+    }
+
+    fn answer_of(store: &mut MemoryStore, args: Value) -> Value {
+        answer(store, &args)
     }
 
     #[test]
