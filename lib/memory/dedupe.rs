@@ -10,6 +10,10 @@ use unicode_normalization::UnicodeNormalization;
 /// Word-set similarity (Jaccard) from which two entries are reported as near-duplicates.
 pub const NEAR_DUPLICATE_SIMILARITY: f64 = 0.6;
 
+/// Above this many entries only equal normalised forms are reported: comparing every pair
+/// of a huge hand-written file would take quadratic time.
+pub const MAX_PAIRWISE_ENTRIES: usize = 1000;
+
 /// Entries shorter than this many words are only reported when their normalised forms are
 /// equal: two-word entries share half their words too easily.
 const MIN_WORDS: usize = 3;
@@ -65,7 +69,8 @@ pub struct NearDuplicate {
     pub same_normalised: bool,
 }
 
-/// Every pair of entries that are near-duplicates, in index order.
+/// Near-duplicate pairs in index order: each entry whose normalised form repeats an earlier
+/// one, paired with the first; and pairs of distinct entries whose word sets are similar.
 pub fn near_duplicates<S: AsRef<str>>(entries: &[S]) -> Vec<NearDuplicate> {
     let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let forms: Vec<(String, Vec<u32>)> = entries
@@ -85,19 +90,20 @@ pub fn near_duplicates<S: AsRef<str>>(entries: &[S]) -> Vec<NearDuplicate> {
             (form, words)
         })
         .collect();
-    let mut out = Vec::new();
-    for (i, (form_a, words_a)) in forms.iter().enumerate() {
-        for (j, (form_b, words_b)) in forms.iter().enumerate().skip(i + 1) {
-            if !form_a.is_empty() && form_a == form_b {
-                out.push(NearDuplicate {
-                    first: i,
-                    second: j,
-                    similarity: 1.0,
-                    same_normalised: true,
-                });
-                continue;
-            }
-            if words_a.len() < MIN_WORDS || words_b.len() < MIN_WORDS {
+    // A later copy of an equal form is paired with the first copy only, so 49 copies of one
+    // fact make 48 pairs, not 1,176.
+    let copies = same_forms(&forms);
+    if forms.len() > MAX_PAIRWISE_ENTRIES {
+        return copies;
+    }
+    let is_copy: std::collections::HashSet<usize> = copies.iter().map(|d| d.second).collect();
+    let mut out = copies;
+    for (i, (_, words_a)) in forms.iter().enumerate() {
+        if is_copy.contains(&i) || words_a.len() < MIN_WORDS {
+            continue;
+        }
+        for (j, (_, words_b)) in forms.iter().enumerate().skip(i + 1) {
+            if is_copy.contains(&j) || words_b.len() < MIN_WORDS {
                 continue;
             }
             let shared = sorted_intersection(words_a, words_b);
@@ -110,6 +116,31 @@ pub fn near_duplicates<S: AsRef<str>>(entries: &[S]) -> Vec<NearDuplicate> {
                     similarity: (similarity * 100.0).round() / 100.0,
                     same_normalised: false,
                 });
+            }
+        }
+    }
+    out.sort_by_key(|d| (d.first, d.second));
+    out
+}
+
+/// Pairs with equal normalised forms, found through a map (linear in the entries): each later
+/// copy paired with the first.
+fn same_forms(forms: &[(String, Vec<u32>)]) -> Vec<NearDuplicate> {
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, (form, _)) in forms.iter().enumerate() {
+        if form.is_empty() {
+            continue;
+        }
+        match first_of.get(form.as_str()) {
+            Some(&first) => out.push(NearDuplicate {
+                first,
+                second: i,
+                similarity: 1.0,
+                same_normalised: true,
+            }),
+            None => {
+                first_of.insert(form, i);
             }
         }
     }
@@ -156,12 +187,31 @@ mod tests {
     }
 
     #[test]
+    fn huge_files_only_get_equal_forms_in_linear_time() {
+        let mut entries: Vec<String> = (0..MAX_PAIRWISE_ENTRIES + 500)
+            .map(|i| format!("fact number {i} about things"))
+            .collect();
+        entries.push("FACT number 7 about things.".into());
+        let found = near_duplicates(&entries);
+        assert_eq!(
+            found,
+            vec![NearDuplicate {
+                first: 7,
+                second: MAX_PAIRWISE_ENTRIES + 500,
+                similarity: 1.0,
+                same_normalised: true
+            }]
+        );
+    }
+
+    #[test]
     fn reports_near_duplicates_in_order() {
         let entries = [
             "User prefers dark mode",
             "Editor is helix",
             "The user prefers dark mode.",
             "editor is HELIX",
+            "Editor is helix!",
             "Uses fish shell",
             "Uses bash shell",
         ];
@@ -178,6 +228,12 @@ mod tests {
                 NearDuplicate {
                     first: 1,
                     second: 3,
+                    similarity: 1.0,
+                    same_normalised: true
+                },
+                NearDuplicate {
+                    first: 1,
+                    second: 4,
                     similarity: 1.0,
                     same_normalised: true
                 },
