@@ -8,5 +8,6 @@
 pub mod clock;
 pub mod home;
 pub mod io;
+pub mod memory;
 pub mod skills;
 pub mod yaml;

@@ -1,0 +1,244 @@
+//! hermes-memory: MEMORY.md and USER.md of a Hermes home — list, add, replace, remove, apply
+//! memory tool calls, budgets, and the system-prompt block.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use hermes_loop::home::{Config, Home};
+use hermes_loop::io::cli::{CommonArgs, FormatArgs};
+use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
+use hermes_loop::io::format::Format;
+use hermes_loop::io::jsonl::{Records, open_input};
+use hermes_loop::io::output::Output;
+use hermes_loop::memory::view;
+use hermes_loop::memory::{self, Limits, MemoryError, MemoryStore, Target, tool};
+use serde_json::{Value, json};
+
+const BIN: &str = "hermes-memory";
+
+/// MEMORY.md (the agent's notes) and USER.md (who the user is): entries, budgets, threat
+/// scan, duplicates, and the block the system prompt gets.
+#[derive(Parser)]
+#[command(name = BIN, version, after_help = EXIT_CODES_HELP)]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    format: FormatArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the entries with what the threat scan and the duplicate check say about them, or
+    /// print the system-prompt block (--snapshot)
+    Show {
+        #[arg(long, value_enum)]
+        target: Option<Target>,
+        /// The frozen system-prompt block(s), as a new session would render them
+        #[arg(long)]
+        snapshot: bool,
+    },
+    /// Add an entry
+    Add {
+        #[arg(long, value_enum)]
+        target: Target,
+        text: String,
+    },
+    /// Replace the one entry that contains SUBSTRING
+    Replace {
+        #[arg(long, value_enum)]
+        target: Target,
+        #[arg(long, value_name = "SUBSTRING")]
+        old: String,
+        text: String,
+    },
+    /// Remove the one entry that contains SUBSTRING
+    Remove {
+        #[arg(long, value_enum)]
+        target: Target,
+        #[arg(long, value_name = "SUBSTRING")]
+        old: String,
+    },
+    /// Apply memory tool calls: one argument object per JSONL line (stdin or FILE), one
+    /// result per line, as one turn
+    Apply {
+        /// Report a bad line on stderr and go on (exit 2 at the end)
+        #[arg(long)]
+        keep_going: bool,
+        #[arg(value_name = "FILE")]
+        input: Option<PathBuf>,
+    },
+    /// Characters used and budget per target
+    Usage {
+        #[arg(long, value_enum)]
+        target: Option<Target>,
+    },
+}
+
+fn main() -> ExitCode {
+    exit::run(BIN, || {
+        let cli = Cli::parse();
+        let home = Home::resolve(cli.common.home.as_deref())?;
+        let config = Config::load(&home)?;
+        if !cli.common.quiet {
+            config.warnings().iter().for_each(|w| exit::warn(BIN, w));
+        }
+        let store = MemoryStore::load(&home, Limits::from_config(&config.memory)).map_err(hint)?;
+        let mut out = Output::stdout();
+        let format = cli.format.resolve();
+        let code = match cli.command {
+            Command::Show {
+                target,
+                snapshot: true,
+            } => snapshot(&mut out, format, &store, &config, target, cli.common.quiet)?,
+            Command::Show { target, .. } => {
+                view::print_show(&mut out, format, &store, &targets(target))?;
+                Exit::Success
+            }
+            Command::Usage { target } => {
+                view::print_usage(&mut out, format, &store, &targets(target))?;
+                Exit::Success
+            }
+            Command::Add { target, text } => {
+                let args = json!({"action": "add", "target": target.name(), "content": text});
+                single(&mut out, format, store, &config, &args)?
+            }
+            Command::Replace { target, old, text } => {
+                let args = json!({"action": "replace", "target": target.name(),
+                    "old_text": old, "content": text});
+                single(&mut out, format, store, &config, &args)?
+            }
+            Command::Remove { target, old } => {
+                let args = json!({"action": "remove", "target": target.name(), "old_text": old});
+                single(&mut out, format, store, &config, &args)?
+            }
+            Command::Apply { keep_going, input } => {
+                apply(&mut out, format, store, &config, input, keep_going)?
+            }
+        };
+        out.finish()?;
+        Ok(code)
+    })
+}
+
+fn targets(target: Option<Target>) -> Vec<Target> {
+    target.map_or_else(|| Target::ALL.to_vec(), |t| vec![t])
+}
+
+fn snapshot(
+    out: &mut Output,
+    format: Format,
+    store: &MemoryStore,
+    config: &Config,
+    target: Option<Target>,
+    quiet: bool,
+) -> anyhow::Result<Exit> {
+    let enabled = |t: Target| t.enabled(&config.memory);
+    if let Some(t) = target.filter(|t| !enabled(*t) && !quiet) {
+        let (file, key) = (t.file_name(), t.enabled_key());
+        exit::warn(
+            BIN,
+            format!("{file} is left out of the system prompt: {key} is off"),
+        );
+    }
+    view::print_snapshot(out, format, store, &targets(target), enabled)?;
+    Ok(Exit::Success)
+}
+
+/// One tool call from the command line.
+fn single(
+    out: &mut Output,
+    format: Format,
+    mut store: MemoryStore,
+    config: &Config,
+    args: &Value,
+) -> anyhow::Result<Exit> {
+    let result = call(&mut store, config, args)?;
+    view::print_results(out, format, std::slice::from_ref(&result))?;
+    Ok(outcome(&result))
+}
+
+fn apply(
+    out: &mut Output,
+    format: Format,
+    mut store: MemoryStore,
+    config: &Config,
+    input: Option<PathBuf>,
+    keep_going: bool,
+) -> anyhow::Result<Exit> {
+    let reader = open_input(input.as_deref())?;
+    let mut results = Vec::new();
+    let (mut refused, mut bad_lines) = (false, false);
+    for record in Records::new(reader) {
+        let record = match record {
+            Ok(r) if r.value.is_object() => r,
+            Ok(r) => {
+                let err = anyhow::anyhow!(
+                    "line {}: expected a JSON object of memory tool arguments",
+                    r.line
+                );
+                if !keep_going {
+                    return Err(err);
+                }
+                exit::warn(BIN, err);
+                bad_lines = true;
+                continue;
+            }
+            Err(e) if e.is_bad_line() && keep_going => {
+                exit::warn(BIN, e);
+                bad_lines = true;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let result = call(&mut store, config, &record.value)?;
+        refused |= outcome(&result) == Exit::Negative;
+        if format == Format::Json {
+            results.push(result);
+        } else {
+            view::print_results(out, format, std::slice::from_ref(&result))?;
+        }
+    }
+    if format == Format::Json {
+        view::print_results(out, format, &results)?;
+    }
+    Ok(if bad_lines {
+        Exit::PartialFailure
+    } else if refused {
+        Exit::Negative
+    } else {
+        Exit::Success
+    })
+}
+
+fn call(store: &mut MemoryStore, config: &Config, args: &Value) -> anyhow::Result<Value> {
+    if !memory::available(&config.memory) {
+        return Ok(tool::unavailable());
+    }
+    tool::call(store, args).map_err(hint)
+}
+
+fn outcome(result: &Value) -> Exit {
+    if view::succeeded(result) {
+        Exit::Success
+    } else {
+        Exit::Negative
+    }
+}
+
+/// Attaches the fix to errors a person can fix.
+fn hint(err: MemoryError) -> anyhow::Error {
+    match &err {
+        MemoryError::InvalidUtf8 { path, .. } => anyhow::Error::new(Hinted::new(
+            err.to_string(),
+            format!(
+                "memory files are UTF-8 text: fix or restore {} (nothing was written)",
+                path.display()
+            ),
+        )),
+        _ => anyhow::Error::new(err),
+    }
+}
