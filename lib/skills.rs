@@ -8,6 +8,7 @@
 pub mod approval;
 pub mod archive;
 pub mod catalog;
+pub mod command;
 pub mod difflib;
 pub mod discover;
 pub mod frontmatter;

@@ -316,6 +316,139 @@ pub fn skills_list_result(
     })
 }
 
+/// Which skills `hermes-skills list` shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    /// Only this category (exact match).
+    pub category: Option<String>,
+    /// Only this source: `hub`, `builtin`, `local` or `external`.
+    pub source: Option<String>,
+    /// Every SKILL.md found, hidden ones too, with the reason.
+    pub all: bool,
+}
+
+/// Where a listed skill comes from: `hub` (in `.hub/lock.json`), `builtin` (in
+/// `.bundled_manifest`), `external` (under `skills.external_dirs`) or `local`.
+pub fn source_of(
+    row: &Listed,
+    catalog: &Catalog,
+    provenance: &super::provenance::Provenance,
+) -> &'static str {
+    if provenance.is_hub(&row.name) {
+        "hub"
+    } else if provenance.is_bundled(&row.name) {
+        "builtin"
+    } else if catalog.files[row.file].root == RootKind::Local {
+        "local"
+    } else {
+        "external"
+    }
+}
+
+/// The rows of `hermes-skills list`: name, category, description, path, source, state,
+/// pinned, use_count, view_count, last_activity_at (plus `hidden` and `reason` with
+/// `all`), sorted by (category, name).
+pub fn rows(
+    lib: &super::library::Library,
+    index: &super::library::Index,
+    filter: &ListFilter,
+) -> Vec<Json> {
+    let listed = listing(&index.catalog, &lib.roots, &lib.runtime, &lib.disabled());
+    let mut selected: Vec<&Listed> = listed
+        .iter()
+        .filter(|r| filter.all || r.visible())
+        .filter(|r| {
+            filter
+                .category
+                .as_deref()
+                .is_none_or(|c| r.category.as_deref() == Some(c))
+        })
+        .filter(|r| {
+            filter
+                .source
+                .as_deref()
+                .is_none_or(|s| s == "all" || source_of(r, &index.catalog, &index.provenance) == s)
+        })
+        .collect();
+    selected.sort_by(|a, b| {
+        sort_key(a).cmp(&sort_key(b)).then_with(|| {
+            index.catalog.files[a.file]
+                .skill_md
+                .cmp(&index.catalog.files[b.file].skill_md)
+        })
+    });
+    selected
+        .into_iter()
+        .map(|r| {
+            let file = &index.catalog.files[r.file];
+            let record = index.usage.get(&r.name);
+            let mut row = serde_json::Map::new();
+            row.insert("name".into(), json!(r.name));
+            row.insert("category".into(), json!(r.category));
+            row.insert("description".into(), r.description.clone());
+            row.insert("path".into(), json!(file.dir().display().to_string()));
+            row.insert(
+                "source".into(),
+                json!(source_of(r, &index.catalog, &index.provenance)),
+            );
+            row.insert("state".into(), json!(super::usage::state(record)));
+            row.insert("pinned".into(), json!(super::usage::is_pinned(record)));
+            row.insert(
+                "use_count".into(),
+                json!(super::usage::counter(record, "use_count")),
+            );
+            row.insert(
+                "view_count".into(),
+                json!(super::usage::counter(record, "view_count")),
+            );
+            row.insert(
+                "last_activity_at".into(),
+                json!(record.and_then(super::usage::latest_activity_at)),
+            );
+            if filter.all {
+                row.insert("hidden".into(), json!(r.hidden.as_ref().map(Hidden::code)));
+                row.insert(
+                    "reason".into(),
+                    json!(r.hidden.as_ref().map(Hidden::reason)),
+                );
+            }
+            Json::Object(row)
+        })
+        .collect()
+}
+
+/// The rows of `hermes-skills list --archived`: one per folder of `.archive/`.
+pub fn archived_rows(lib: &super::library::Library, index: &super::library::Index) -> Vec<Json> {
+    super::archive::list_archived(&lib.home)
+        .into_iter()
+        .map(|dir_name| {
+            let dir = lib.home.archive_dir().join(&dir_name);
+            let skill_md = dir.join(super::discover::SKILL_FILE);
+            let name = super::provenance::read_identity(&skill_md, &dir_name);
+            let description = read_utf8(&skill_md)
+                .ok()
+                .and_then(|text| {
+                    let parsed = frontmatter::parse(pytext::take_chars(&text, LIST_PREFIX_CHARS));
+                    list_description(parsed.fields.get("description"), parsed.body).ok()
+                })
+                .unwrap_or(Json::String(String::new()));
+            let record = index.usage.get(&name);
+            json!({
+                "name": name,
+                "category": null,
+                "description": description,
+                "path": dir.display().to_string(),
+                "source": index.provenance.origin(&name).as_str().replace("agent", "local").replace("bundled", "builtin"),
+                "state": super::usage::STATE_ARCHIVED,
+                "pinned": super::usage::is_pinned(record),
+                "use_count": super::usage::counter(record, "use_count"),
+                "view_count": super::usage::counter(record, "view_count"),
+                "last_activity_at": record.and_then(super::usage::latest_activity_at),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
