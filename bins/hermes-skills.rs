@@ -160,136 +160,120 @@ fn main() -> ExitCode {
         let cli = Cli::parse();
         hermes_loop::clock::now()?;
         let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
-        let format = cli.format.resolve();
-        let scanner = write_scan::default_scanner();
         let mut out = Output::stdout();
-        let manage = |args: ManageArgs, out: &mut Output| {
-            command::manage(&lib, &args, scanner, format, out, BIN)
+        let format = cli.format.resolve();
+        let mut ui = command::Ui {
+            out: &mut out,
+            format,
+            bin: BIN,
         };
-        let exit: Exit = match cli.command {
-            Command::List {
+        let exit = run(&lib, cli.command, &mut ui)?;
+        out.finish()?;
+        Ok(exit)
+    })
+}
+
+fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit> {
+    let scanner = write_scan::default_scanner();
+    match cmd {
+        Command::List {
+            category,
+            source,
+            archived,
+            all,
+        } => {
+            let filter = ListFilter {
                 category,
-                source,
-                archived,
+                source: Some(source),
                 all,
-            } => {
-                let filter = ListFilter {
-                    category,
-                    source: Some(source),
-                    all,
-                };
-                command::list(&lib, &filter, archived, format, &mut out)?
-            }
-            Command::View {
-                name,
-                file,
-                no_count,
-            } => command::view(
-                &lib,
-                &name,
-                file.as_deref(),
-                !no_count,
-                format,
-                &mut out,
-                BIN,
-            )?,
+            };
+            command::list(lib, &filter, archived, ui)
+        }
+        Command::View {
+            name,
+            file,
+            no_count,
+        } => command::view(lib, &name, file.as_deref(), !no_count, ui),
+        Command::Apply { origin, keep_going } => {
+            let origin = Origin::parse(&origin).unwrap_or_default();
+            let stdin = std::io::stdin().lock();
+            command::apply(lib, origin, scanner, stdin, keep_going, ui)
+        }
+        Command::PromptIndex {
+            tools,
+            toolsets,
+            compact,
+        } => {
+            let options = PromptOptions {
+                tools: tools.map(|t| t.into_iter().collect()),
+                toolsets: toolsets.map(|t| t.into_iter().collect()),
+                compact_categories: compact.into_iter().collect(),
+            };
+            command::prompt_index(lib, &options, ui)
+        }
+        write => command::manage(lib, &write.into_args()?, scanner, ui),
+    }
+}
+
+fn args(action: &str, name: String) -> ManageArgs {
+    ManageArgs {
+        action: action.into(),
+        name,
+        ..ManageArgs::default()
+    }
+}
+
+impl Command {
+    /// The `skill_manage` arguments of a write command.
+    fn into_args(self) -> anyhow::Result<ManageArgs> {
+        Ok(match self {
             Command::Create {
                 name,
                 category,
                 content,
-            } => manage(
-                ManageArgs {
-                    action: "create".into(),
-                    name,
-                    content: Some(content.read()?),
-                    category: category.map(Into::into),
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
+            } => ManageArgs {
+                content: Some(content.read()?),
+                category: category.map(Into::into),
+                ..args("create", name)
+            },
             Command::Patch {
                 name,
                 old,
                 new,
                 file,
                 all,
-            } => manage(
-                ManageArgs {
-                    action: "patch".into(),
-                    name,
-                    old_string: Some(old),
-                    new_string: Some(new),
-                    file_path: file,
-                    replace_all: all,
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
-            Command::Edit { name, content } => manage(
-                ManageArgs {
-                    action: "edit".into(),
-                    name,
-                    content: Some(content.read()?),
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
+            } => ManageArgs {
+                old_string: Some(old),
+                new_string: Some(new),
+                file_path: file,
+                replace_all: all,
+                ..args("patch", name)
+            },
+            Command::Edit { name, content } => ManageArgs {
+                content: Some(content.read()?),
+                ..args("edit", name)
+            },
             Command::Delete {
                 name,
                 absorbed_into,
-            } => manage(
-                ManageArgs {
-                    action: "delete".into(),
-                    name,
-                    absorbed_into: absorbed_into.map(Into::into),
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
+            } => ManageArgs {
+                absorbed_into: absorbed_into.map(Into::into),
+                ..args("delete", name)
+            },
             Command::WriteFile {
                 name,
                 path,
                 content,
-            } => manage(
-                ManageArgs {
-                    action: "write_file".into(),
-                    name,
-                    file_path: Some(path),
-                    file_content: Some(content.read()?),
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
-            Command::RemoveFile { name, path } => manage(
-                ManageArgs {
-                    action: "remove_file".into(),
-                    name,
-                    file_path: Some(path),
-                    ..ManageArgs::default()
-                },
-                &mut out,
-            )?,
-            Command::Apply { origin, keep_going } => {
-                let origin = Origin::parse(&origin).unwrap_or_default();
-                let stdin = std::io::stdin().lock();
-                command::apply(
-                    &lib, origin, scanner, stdin, keep_going, format, &mut out, BIN,
-                )?
-            }
-            Command::PromptIndex {
-                tools,
-                toolsets,
-                compact,
-            } => {
-                let options = PromptOptions {
-                    tools: tools.map(|t| t.into_iter().collect()),
-                    toolsets: toolsets.map(|t| t.into_iter().collect()),
-                    compact_categories: compact.into_iter().collect(),
-                };
-                command::prompt_index(&lib, &options, format, &mut out)?
-            }
-        };
-        out.finish()?;
-        Ok(exit)
-    })
+            } => ManageArgs {
+                file_path: Some(path),
+                file_content: Some(content.read()?),
+                ..args("write_file", name)
+            },
+            Command::RemoveFile { name, path } => ManageArgs {
+                file_path: Some(path),
+                ..args("remove_file", name)
+            },
+            _ => bail!("not a write command"),
+        })
+    }
 }

@@ -410,9 +410,9 @@ fn prompt_index_is_byte_identical() {
     );
     home.write(
         "skills/dev/long/SKILL.md",
-        &skill_md("long", &"word ".repeat(20)),
+        skill_md("long", &"word ".repeat(20)),
     );
-    home.write("skills/SKILL.md", &skill_md("root-skill", "At the root."));
+    home.write("skills/SKILL.md", skill_md("root-skill", "At the root."));
     let out = bin("hermes-skills", home.path())
         .args(["prompt-index", "--format", "text"])
         .output()
@@ -562,4 +562,40 @@ fn background_review_guards_match_python_but_for_the_coherent_rule() {
     let usage = peer(our_home.path(), "usage", &[], None);
     assert_eq!(usage["records"]["agent-skill"]["created_by"], "agent");
     assert_eq!(usage["records"]["agent-skill"]["state"], "archived");
+}
+
+/// With `skills.write_approval` on, both stage the same record for `/skills pending`.
+#[test]
+fn staged_writes_match_python() {
+    let call = json!({"action": "patch", "name": "x", "old_string": "a\nb", "new_string": "c", "file_path": "references/r.md"});
+    let mut records = Vec::new();
+    for python in [true, false] {
+        let home = TempHome::new();
+        home.write("config.yaml", "skills:\n  write_approval: yes\n");
+        let answer = if python {
+            peer(
+                home.path(),
+                "skill-manage",
+                &["foreground"],
+                Some(&serde_json::to_vec(&json!([call])).expect("e")),
+            )[0]
+            .clone()
+        } else {
+            let out = bin("hermes-skills", home.path())
+                .args(["apply", "--format", "jsonl"])
+                .write_stdin(format!("{call}\n"))
+                .output()
+                .expect("run");
+            serde_json::from_slice(&out.stdout).expect("json")
+        };
+        let id = answer["pending_id"].as_str().expect("id").to_string();
+        let mut record: Json =
+            serde_json::from_str(&home.read(&format!("pending/skills/{id}.json"))).expect("record");
+        record["id"] = json!("<id>");
+        record["created_at"] = json!(0);
+        let mut answer = answer;
+        answer["pending_id"] = json!("<id>");
+        records.push((answer, record));
+    }
+    assert_eq!(records[0], records[1]);
 }

@@ -20,6 +20,13 @@ use crate::io::output::Output;
 use crate::io::pyjson::tool_result;
 use crate::io::sanitize::for_terminal;
 
+/// Where and how a command prints: stdout, the format, and the binary's name for messages.
+pub struct Ui<'a> {
+    pub out: &'a mut Output,
+    pub format: Format,
+    pub bin: &'a str,
+}
+
 /// Text for a person's terminal: escape what could act on it; leave pipes untouched.
 fn shown(text: &str) -> String {
     if std::io::stdout().is_terminal() {
@@ -34,13 +41,9 @@ fn is_success(value: &Json) -> bool {
 }
 
 /// Prints one tool result; `Exit::Negative` when it says `success: false`.
-pub fn print_result(
-    out: &mut Output,
-    format: Format,
-    value: &Json,
-    bin: &str,
-) -> anyhow::Result<Exit> {
-    match format {
+pub fn print_result(ui: &mut Ui, value: &Json) -> anyhow::Result<Exit> {
+    let (out, bin) = (&mut *ui.out, ui.bin);
+    match ui.format {
         Format::Jsonl => out.line(&tool_result(value))?,
         Format::Json => out.json(value)?,
         Format::Text => {
@@ -85,9 +88,9 @@ pub fn list(
     lib: &Library,
     filter: &ListFilter,
     archived: bool,
-    format: Format,
-    out: &mut Output,
+    ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
+    let (out, format) = (&mut *ui.out, ui.format);
     let index = Index::build(lib);
     let rows = if archived {
         list::archived_rows(lib, &index)
@@ -172,21 +175,19 @@ pub fn view(
     name: &str,
     file: Option<&str>,
     count: bool,
-    format: Format,
-    out: &mut Output,
-    bin: &str,
+    ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let scanner = super::write_scan::Unavailable;
     let mut session = Session::new(lib, Origin::Foreground, &scanner);
     session.count_views = count;
     let result = session.view(name, file);
-    warn_all(bin, &session.warnings);
-    if format == Format::Text && is_success(&result) {
+    warn_all(ui.bin, &session.warnings);
+    if ui.format == Format::Text && is_success(&result) {
         let content = result.get("content").and_then(Json::as_str).unwrap_or("");
-        out.raw(shown(content).as_bytes())?;
+        ui.out.raw(shown(content).as_bytes())?;
         return Ok(Exit::Success);
     }
-    print_result(out, format, &result, bin)
+    print_result(ui, &result)
 }
 
 fn warn_all(bin: &str, warnings: &[String]) {
@@ -200,14 +201,12 @@ pub fn manage(
     lib: &Library,
     args: &ManageArgs,
     scanner: &dyn WriteScanner,
-    format: Format,
-    out: &mut Output,
-    bin: &str,
+    ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let mut session = Session::new(lib, Origin::Foreground, scanner);
     let result = session.manage(args);
-    warn_all(bin, &session.warnings);
-    print_result(out, format, &result, bin)
+    warn_all(ui.bin, &session.warnings);
+    print_result(ui, &result)
 }
 
 /// `hermes-skills apply`: JSONL of `skill_manage` argument objects in, one result per line
@@ -219,10 +218,9 @@ pub fn apply(
     scanner: &dyn WriteScanner,
     input: impl BufRead,
     keep_going: bool,
-    format: Format,
-    out: &mut Output,
-    bin: &str,
+    ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
+    let (out, format, bin) = (&mut *ui.out, ui.format, ui.bin);
     let mut session = Session::new(lib, origin, scanner);
     let mut all_ok = true;
     let mut bad_lines = false;
@@ -296,12 +294,8 @@ pub fn apply(
 }
 
 /// `hermes-skills prompt-index`.
-pub fn prompt_index(
-    lib: &Library,
-    options: &PromptOptions,
-    format: Format,
-    out: &mut Output,
-) -> anyhow::Result<Exit> {
+pub fn prompt_index(lib: &Library, options: &PromptOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let (out, format) = (&mut *ui.out, ui.format);
     let text = prompt::build(lib, options);
     match format {
         Format::Text => {

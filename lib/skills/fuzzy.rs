@@ -594,7 +594,7 @@ fn apply(
     fuzzy_old: Option<&[char]>,
 ) -> Vec<char> {
     let mut sorted = matches.to_vec();
-    sorted.sort_by(|a, b| b.0.cmp(&a.0));
+    sorted.sort_by_key(|m| std::cmp::Reverse(m.0));
     let mut result = content.to_vec();
     for (start, end) in sorted {
         let adjusted = match fuzzy_old {

@@ -217,7 +217,7 @@ pub fn is_agent_created(name: &str, provenance: &Provenance, ids: &Identities) -
     if provenance.is_bundled(name) || provenance.is_hub(name) {
         return false;
     }
-    !(ids.local.get(name).is_none() && ids.external.contains_key(name))
+    ids.local.contains_key(name) || !ids.external.contains_key(name)
 }
 
 #[cfg(test)]
