@@ -599,3 +599,180 @@ fn staged_writes_match_python() {
     }
     assert_eq!(records[0], records[1]);
 }
+
+/// The public corpus (or its committed sample) as an external skills dir: both list the
+/// same skills, resolve the same names and render the same prompt index.
+#[test]
+fn corpus_as_external_dir_agrees() {
+    let (corpus, _) = support::corpus();
+    let home = TempHome::new();
+    home.write(
+        "config.yaml",
+        &format!(
+            "skills:\n  guard_agent_created: false\n  external_dirs: ['{}']\n",
+            corpus.display()
+        ),
+    );
+    home.write(
+        "skills/local-first/SKILL.md",
+        &skill_md("local-first", "Local."),
+    );
+    let theirs = peer(home.path(), "skills-list", &[], None);
+    let ours = our_list(home.path(), &[]);
+    assert!(ours.len() > 20, "{} skills", ours.len());
+    assert_eq!(
+        Json::Array(ours.clone()),
+        theirs["skills"],
+        "{:#?}",
+        json_diff(&Json::Array(ours.clone()), &theirs["skills"])
+    );
+
+    let names: Vec<String> = ours
+        .iter()
+        .step_by(ours.len() / 8)
+        .filter_map(|r| r["name"].as_str().map(String::from))
+        .collect();
+    let cases: Vec<(&str, Option<&str>)> = names.iter().map(|n| (n.as_str(), None)).collect();
+    let views = peer(
+        home.path(),
+        "skill-view-many",
+        &[],
+        Some(&serde_json::to_vec(&cases).expect("encode")),
+    );
+    for ((name, _), theirs) in cases.iter().zip(views.as_array().expect("answers")) {
+        let (mut ours, _) = skills_json(home.path(), &["view", name, "--no-count"]);
+        let mut theirs = theirs.clone();
+        // Hermes lists linked files in directory order; we sort them.
+        for answer in [&mut ours, &mut theirs] {
+            if let Some(Json::Object(groups)) = answer.get_mut("linked_files") {
+                for files in groups.values_mut() {
+                    if let Json::Array(list) = files {
+                        list.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            ours,
+            theirs,
+            "view {name}: {:#?}",
+            json_diff(&ours, &theirs)
+        );
+    }
+
+    let out = bin("hermes-skills", home.path())
+        .args(["prompt-index", "--format", "text"])
+        .output()
+        .expect("run");
+    let theirs = peer(home.path(), "prompt-index", &[], None);
+    assert_eq!(
+        String::from_utf8(out.stdout).expect("utf8"),
+        format!("{}\n", theirs["text"].as_str().expect("text"))
+    );
+}
+
+/// Archive and restore on two homes, Python's `archive_skill`/`restore_skill` and ours: the
+/// same moves, messages, suppression list and lifecycle records.
+#[test]
+fn archive_and_restore_match_python() {
+    use hermes_loop::home::Home;
+    use hermes_loop::skills::archive::{archive_skill, restore_skill};
+    use hermes_loop::skills::library::{Index, Library};
+
+    let setup = |home: &TempHome| {
+        home.write("config.yaml", NO_SCAN);
+        tree(
+            home,
+            &[
+                ("skills/tools/demo/SKILL.md", &skill_md("demo", "Demo.")),
+                ("skills/tools/demo/references/r.md", "ref\n"),
+                (
+                    "skills/.archive/demo/SKILL.md",
+                    &skill_md("demo", "Older copy."),
+                ),
+                ("skills/builtin/SKILL.md", &skill_md("builtin", "Bundled.")),
+                ("skills/.bundled_manifest", "builtin:0123\n"),
+                ("skills/plan/SKILL.md", &skill_md("plan", "Protected.")),
+            ],
+        );
+    };
+    let calls: Vec<(&str, &str)> = vec![
+        ("archive_skill", "demo"),
+        ("archive_skill", "builtin"),
+        ("archive_skill", "plan"),
+        ("archive_skill", "ghost"),
+        ("restore_skill", "demo"),
+        ("restore_skill", "builtin"),
+        ("restore_skill", "ghost"),
+    ];
+    let python_home = TempHome::new();
+    let our_home = TempHome::new();
+    setup(&python_home);
+    setup(&our_home);
+    let input = serde_json::to_vec(&calls).expect("encode");
+    let theirs = peer(python_home.path(), "usage-calls", &[], Some(&input));
+    let lib = Library::open(Home::at(our_home.path())).expect("library");
+    let mut index = Index::build(&lib);
+    let now = hermes_loop::clock::now().expect("now");
+    let ours: Vec<Json> = calls
+        .iter()
+        .map(|(f, name)| {
+            let r = if *f == "archive_skill" {
+                archive_skill(&lib, &mut index, name, now)
+            } else {
+                restore_skill(&lib, &mut index, name, now)
+            };
+            match r {
+                Ok(m) => json!([true, m]),
+                Err(m) => json!([false, m]),
+            }
+        })
+        .collect();
+    let stamp = |v: &Json, home: &Path| -> Json {
+        // The suffix of a second archive copy is the current UTC time on each side.
+        let text = normalize(v, home).to_string();
+        let re = regex::Regex::new(r"demo-\d{14}").expect("re");
+        serde_json::from_str(&re.replace_all(&text, "demo-<stamp>")).expect("json")
+    };
+    for (i, (a, b)) in ours
+        .iter()
+        .zip(theirs.as_array().expect("answers"))
+        .enumerate()
+    {
+        assert_eq!(
+            stamp(a, our_home.path()),
+            stamp(b, python_home.path()),
+            "call {i} {:?}",
+            calls[i]
+        );
+    }
+    let tree_of = |home: &TempHome| -> Vec<String> {
+        files_under(&home.path().join("skills"))
+            .into_iter()
+            .map(|(rel, _)| {
+                regex::Regex::new(r"demo-\d{14}")
+                    .expect("re")
+                    .replace(&rel, "demo-<stamp>")
+                    .into_owned()
+            })
+            .collect()
+    };
+    assert_eq!(tree_of(&our_home), tree_of(&python_home));
+    let records = |home: &TempHome| -> Json {
+        let usage = peer(home.path(), "usage", &[], None);
+        let mut records = usage["records"].clone();
+        for record in records.as_object_mut().expect("records").values_mut() {
+            for key in ["created_at", "archived_at"] {
+                if record[key].is_string() {
+                    record[key] = json!("<time>");
+                }
+            }
+        }
+        records
+    };
+    assert_eq!(records(&our_home), records(&python_home));
+    assert_eq!(
+        our_home.read("skills/.curator_suppressed"),
+        python_home.read("skills/.curator_suppressed")
+    );
+}

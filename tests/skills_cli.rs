@@ -598,3 +598,39 @@ fn write_approval_stages_instead_of_writing() {
     assert_eq!(record["origin"], "foreground");
     assert!(!home.path().join("skills/staged").exists());
 }
+
+#[test]
+fn changes_invalidate_the_prompt_snapshot_and_reads_do_not() {
+    let home = TempHome::new();
+    home.write("config.yaml", NO_SCAN);
+    home.write("skills/a/SKILL.md", skill_md("a", "A."));
+    let snapshot = home.path().join(".skills_prompt_snapshot.json");
+    home.write(".skills_prompt_snapshot.json", "{\"version\": 1}");
+    for args in [&["list"][..], &["view", "a"], &["prompt-index"]] {
+        run(home.path(), args);
+        assert!(snapshot.exists(), "{args:?} must not touch the snapshot");
+    }
+    let (_, _, code) = run(home.path(), &["patch", "a", "--old", "A.", "--new", "B."]);
+    assert_eq!(code, 0);
+    assert!(!snapshot.exists());
+}
+
+#[test]
+fn garbage_sidecar_reads_as_empty_and_is_kept_aside_on_write() {
+    let home = TempHome::new();
+    home.write("config.yaml", NO_SCAN);
+    home.write("skills/a/SKILL.md", skill_md("a", "A."));
+    home.write("skills/.usage.json", "{not json");
+    let (rows, code) = skills_json(home.path(), &["list"]);
+    assert_eq!(code, 0);
+    assert_eq!(rows[0]["use_count"], json!(0));
+    assert_eq!(
+        home.read("skills/.usage.json"),
+        "{not json",
+        "a read changes nothing"
+    );
+    run(home.path(), &["view", "a"]);
+    assert_eq!(home.read("skills/.usage.json.corrupt"), "{not json");
+    let usage: Json = serde_json::from_str(&home.read("skills/.usage.json")).expect("json");
+    assert_eq!(usage["a"]["use_count"], json!(1));
+}

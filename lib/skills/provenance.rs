@@ -220,6 +220,32 @@ pub fn is_agent_created(name: &str, provenance: &Provenance, ids: &Identities) -
     ids.local.contains_key(name) || !ids.external.contains_key(name)
 }
 
+/// `list_agent_created_skill_names`: the local skills the curator manages — bundled ones
+/// when `prune_builtins` is on, and the rest only when their record says the agent created
+/// them; hub-installed and protected skills never. Sorted, unique.
+pub fn curator_managed_names(
+    provenance: &Provenance,
+    ids: &Identities,
+    usage: &super::usage::UsageMap,
+) -> Vec<String> {
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (name, _) in &ids.local_order {
+        if provenance.is_hub(name) || is_protected(name) {
+            continue;
+        }
+        if provenance.is_bundled(name) {
+            if provenance.prune_builtins {
+                names.insert(name.clone());
+            }
+            continue;
+        }
+        if super::usage::is_curator_managed(usage.get(name)) {
+            names.insert(name.clone());
+        }
+    }
+    names.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +281,32 @@ mod tests {
         assert_eq!(p.origin("hubbed").as_str(), "hub");
         assert_eq!(p.origin("plan").as_str(), "bundled");
         assert_eq!(p.origin("mine").as_str(), "agent");
+    }
+
+    #[test]
+    fn curator_manages_agent_created_and_prunable_builtins() {
+        let mut ids = Identities::default();
+        for name in ["mine", "agents", "plan", "bundled", "hubbed", "legacy"] {
+            ids.insert_local(name, PathBuf::from(format!("/s/{name}")));
+        }
+        let provenance = Provenance {
+            bundled: ["bundled".into(), "plan".into()].into(),
+            hub: ["hubbed".into()].into(),
+            prune_builtins: true,
+        };
+        let mut usage = super::super::usage::UsageMap::default();
+        usage
+            .records
+            .insert("agents".into(), serde_json::json!({"created_by": "agent"}));
+        usage
+            .records
+            .insert("legacy".into(), serde_json::json!({"agent_created": true}));
+        usage
+            .records
+            .insert("mine".into(), serde_json::json!({"created_by": null}));
+        assert_eq!(
+            curator_managed_names(&provenance, &ids, &usage),
+            vec!["agents", "bundled", "legacy"]
+        );
     }
 }
