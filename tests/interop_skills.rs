@@ -608,14 +608,14 @@ fn corpus_as_external_dir_agrees() {
     let home = TempHome::new();
     home.write(
         "config.yaml",
-        &format!(
+        format!(
             "skills:\n  guard_agent_created: false\n  external_dirs: ['{}']\n",
             corpus.display()
         ),
     );
     home.write(
         "skills/local-first/SKILL.md",
-        &skill_md("local-first", "Local."),
+        skill_md("local-first", "Local."),
     );
     let theirs = peer(home.path(), "skills-list", &[], None);
     let ours = our_list(home.path(), &[]);
