@@ -32,8 +32,8 @@ pub fn archive_skill(
     name: &str,
     now: Timestamp,
 ) -> Result<String, String> {
-    let local = index.identities.local.get(name).cloned();
-    if local.is_none() && index.identities.external.contains_key(name) {
+    let local = index.identities().local.get(name).cloned();
+    if local.is_none() && index.identities().external.contains_key(name) {
         return Err(external_message(name));
     }
     if !index.is_curation_eligible(lib, name, local.as_deref()) {
@@ -73,7 +73,7 @@ pub fn archive_skill(
     if index.provenance.is_bundled(name) {
         add_suppressed(&lib.home, name);
     }
-    index.identities.remove_local(name);
+    index.identities_mut().remove_local(name);
     record_state(lib, index, name, STATE_ARCHIVED, now);
     lib.invalidate_prompt_snapshot();
     Ok(format!("archived to {}", dest.display()))
@@ -146,7 +146,7 @@ pub fn restore_skill(
     }
     move_dir(&src, &dest).map_err(|e| format!("failed to restore: {e}"))?;
     remove_suppressed(&lib.home, name);
-    index.identities.insert_local(name, dest.clone());
+    index.identities_mut().insert_local(name, dest.clone());
     record_state(lib, index, name, STATE_ACTIVE, now);
     lib.invalidate_prompt_snapshot();
     Ok(format!("restored to {}", dest.display()))

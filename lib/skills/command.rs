@@ -296,7 +296,12 @@ pub fn apply(
 /// `hermes-skills prompt-index`.
 pub fn prompt_index(lib: &Library, options: &PromptOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
     let (out, format) = (&mut *ui.out, ui.format);
-    let text = prompt::build(lib, options);
+    let collected = prompt::collect(lib, options);
+    let text = if lib.roots.local.exists() || !lib.roots.external.is_empty() {
+        prompt::render(&collected, &options.compact_categories)
+    } else {
+        String::new()
+    };
     match format {
         Format::Text => {
             if !text.is_empty() {
@@ -304,8 +309,12 @@ pub fn prompt_index(lib: &Library, options: &PromptOptions, ui: &mut Ui) -> anyh
             }
         }
         Format::Json | Format::Jsonl => {
-            let skills = prompt::collect(lib, options).skills.len();
-            let value = json!({"type": "prompt_index", "skills": skills, "text": text});
+            let skills: std::collections::BTreeSet<(&str, &str)> = collected
+                .skills
+                .iter()
+                .map(|s| (s.category.as_str(), s.name.as_str()))
+                .collect();
+            let value = json!({"type": "prompt_index", "skills": skills.len(), "text": text});
             if format == Format::Json {
                 out.json(&value)?;
             } else {

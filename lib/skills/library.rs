@@ -80,25 +80,40 @@ impl Library {
     }
 }
 
-/// Everything a pass over the whole library reads, read once: the walk, each local skill's
-/// identity, provenance and the usage sidecar.
+/// Everything a pass over the whole library reads, read once: the walk, provenance, the
+/// usage sidecar, and — on first use, since it reads every SKILL.md — each skill's identity.
 #[derive(Debug, Clone)]
 pub struct Index {
     pub catalog: Catalog,
-    pub identities: Identities,
     pub provenance: Provenance,
     pub usage: UsageMap,
+    identities: std::cell::OnceCell<Identities>,
+    roots: Roots,
 }
 
 impl Index {
     pub fn build(lib: &Library) -> Index {
-        let catalog = lib.catalog();
-        let identities = Identities::build(&catalog, &lib.roots);
         Index {
-            catalog,
-            identities,
+            catalog: lib.catalog(),
             provenance: Provenance::load(&lib.home, &lib.config),
             usage: usage::load(&lib.home),
+            identities: std::cell::OnceCell::new(),
+            roots: lib.roots.clone(),
+        }
+    }
+
+    /// Skill directories by identity name (read on first use).
+    pub fn identities(&self) -> &Identities {
+        self.identities
+            .get_or_init(|| Identities::build(&self.catalog, &self.roots))
+    }
+
+    /// The identities, for keeping them in step after a move.
+    pub fn identities_mut(&mut self) -> &mut Identities {
+        self.identities();
+        match self.identities.get_mut() {
+            Some(ids) => ids,
+            None => unreachable!("initialised just above"),
         }
     }
 
@@ -108,7 +123,7 @@ impl Index {
             name,
             path,
             &self.provenance,
-            &self.identities,
+            self.identities(),
             &lib.roots,
         )
     }

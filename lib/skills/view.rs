@@ -186,9 +186,9 @@ pub fn candidates(
                 c.record(Some(dir), file.skill_md.clone());
                 continue;
             }
-            let matches = read_utf8(&file.skill_md)
-                .ok()
-                .is_some_and(|text| frontmatter::parse(&text).name() == Some(name));
+            let matches = read_utf8(&file.skill_md).ok().is_some_and(|text| {
+                could_name(&text, name) && frontmatter::parse(&text).name() == Some(name)
+            });
             if matches {
                 c.record(Some(dir), file.skill_md.clone());
             }
@@ -198,6 +198,13 @@ pub fn candidates(
         }
     }
     c.found
+}
+
+/// Whether a file's frontmatter could give it the name `name`: a YAML scalar equal to a
+/// name without spaces or quotes appears literally in the text unless it is spelled with
+/// escapes. Skips parsing nearly every file when resolving a name.
+fn could_name(text: &str, name: &str) -> bool {
+    name.contains([' ', '\'', '"']) || text.contains(name) || text.contains('\\')
 }
 
 /// `root.rglob(f"{name}.md")` without glob syntax: every entry whose path ends with the
