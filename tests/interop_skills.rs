@@ -153,6 +153,16 @@ fn list_agrees_with_python_skills_list() {
     let theirs = peer(home.path(), "skills-list", &["dev"], None);
     let ours = our_list(home.path(), &["--category", "dev"]);
     assert_eq!(Json::Array(ours), theirs["skills"]);
+
+    // The library's answer for the agent's `skills_list` tool, whole.
+    use hermes_loop::skills::{library::Library, list};
+    let lib = Library::open(hermes_loop::home::Home::at(home.path())).expect("library");
+    let rows = list::listing(&lib.catalog(), &lib.roots, &lib.runtime, &lib.disabled());
+    for category in [None, Some("dev")] {
+        let ours = list::skills_list_result(&rows, true, &lib.display_home(), category);
+        let theirs = peer(home.path(), "skills-list", category.as_slice(), None);
+        assert_eq!(ours, theirs, "{:#?}", json_diff(&ours, &theirs));
+    }
 }
 
 #[test]
@@ -183,6 +193,31 @@ fn list_all_explains_every_hidden_skill() {
             ("kanban-only".into(), "environment".into()),
             ("mac-only".into(), "platform".into()),
             ("nonutf8".into(), "unreadable".into()),
+        ]
+    );
+    let warned: Vec<(&str, &str)> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["hidden"].is_null() && !r["reason"].is_null())
+        .map(|r| {
+            (
+                r["name"].as_str().expect("name"),
+                r["reason"].as_str().expect("reason"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warned,
+        vec![
+            (
+                "bad-yaml",
+                "frontmatter is not valid YAML (mapping values are not allowed in this context); Hermes reads its `key: value` lines one by one"
+            ),
+            (
+                "long-front",
+                "frontmatter runs past the first 4000 characters, the part Hermes lists from; it is listed under its folder name with no description from it"
+            ),
         ]
     );
 }

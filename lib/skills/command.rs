@@ -157,8 +157,11 @@ fn print_table(rows: &[Json], all: bool, out: &mut Output) -> anyhow::Result<()>
     let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
     out.line(&format!("{}  {last}", pad(&header)))?;
     for (row, line) in rows.iter().zip(&cells) {
-        let tail = match row.get("reason") {
-            Some(Json::String(reason)) => format!("hidden: {}", shown(reason)),
+        let tail = match (row.get("hidden"), row.get("reason")) {
+            (Some(Json::String(_)), Some(Json::String(reason))) => {
+                format!("hidden: {}", shown(reason))
+            }
+            (_, Some(Json::String(reason))) => format!("warning: {}", shown(reason)),
             _ => {
                 let d = text(row, "description");
                 super::limits::truncate_chars(&d, 60, 57)

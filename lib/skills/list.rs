@@ -14,7 +14,7 @@ use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, SkillFile};
 use super::discover::category_of;
-use super::frontmatter;
+use super::frontmatter::{self, Status};
 use super::limits::{LIST_DESCRIPTION_CHARS, LIST_PREFIX_CHARS, MAX_NAME_CHARS};
 use super::pytext::{self, read_utf8};
 use super::roots::{RootKind, Roots};
@@ -32,8 +32,9 @@ pub enum Hidden {
     Platform(String),
     /// `environments` names runtime environments that are not active.
     Environment(String),
-    /// The name is in `skills.disabled` (or the platform's `platform_disabled` list).
-    Disabled,
+    /// The name is in `skills.disabled`, or in the platform's `platform_disabled` list (the
+    /// config key is carried).
+    Disabled(String),
     /// An earlier skill (by root precedence and path order) has the same name.
     Shadowed(PathBuf),
 }
@@ -47,7 +48,7 @@ impl Hidden {
             Hidden::Invalid(_) => "invalid",
             Hidden::Platform(_) => "platform",
             Hidden::Environment(_) => "environment",
-            Hidden::Disabled => "disabled",
+            Hidden::Disabled(_) => "disabled",
             Hidden::Shadowed(_) => "shadowed",
         }
     }
@@ -61,7 +62,7 @@ impl Hidden {
             Hidden::Environment(e) => {
                 format!("environments {e} names no active environment")
             }
-            Hidden::Disabled => "disabled in config.yaml (skills.disabled)".to_string(),
+            Hidden::Disabled(key) => format!("disabled in config.yaml ({key})"),
             Hidden::Shadowed(by) => format!("shadowed by {}", by.display()),
         }
     }
@@ -80,6 +81,8 @@ pub struct Listed {
     /// The first folder below the root for `cat/skill/SKILL.md`, else none.
     pub category: Option<String>,
     pub hidden: Option<Hidden>,
+    /// For a shown skill that Hermes reads differently from how it looks: why.
+    pub note: Option<String>,
 }
 
 impl Listed {
@@ -101,6 +104,7 @@ struct Facts {
     name: Result<String, Hidden>,
     description: Result<Json, Hidden>,
     filter: Option<Hidden>,
+    note: Option<String>,
 }
 
 /// Every skill in the catalog, with the reason for each hidden one, in catalog order.
@@ -109,6 +113,18 @@ pub fn listing(
     roots: &Roots,
     runtime: &Runtime,
     disabled: &BTreeSet<String>,
+) -> Vec<Listed> {
+    listing_explained(catalog, roots, runtime, disabled, disabled)
+}
+
+/// [`listing`], naming the config key that disables a skill: names in `globally` are in
+/// `skills.disabled`, the others of `disabled` in `skills.platform_disabled.<platform>`.
+pub fn listing_explained(
+    catalog: &Catalog,
+    roots: &Roots,
+    runtime: &Runtime,
+    disabled: &BTreeSet<String>,
+    globally: &BTreeSet<String>,
 ) -> Vec<Listed> {
     let facts: Vec<Facts> = catalog
         .files
@@ -127,6 +143,7 @@ pub fn listing(
             description: Json::String(String::new()),
             category,
             hidden: None,
+            note: facts.note.clone(),
         };
         let hidden = (|| {
             if let Some(h) = facts.filter {
@@ -141,7 +158,11 @@ pub fn listing(
                 return Some(Hidden::Shadowed(by));
             }
             if disabled.contains(&name) {
-                return Some(Hidden::Disabled);
+                let key = match (&runtime.platform_hint, globally.contains(&name)) {
+                    (Some(platform), false) => format!("skills.platform_disabled.{platform}"),
+                    _ => "skills.disabled".to_string(),
+                };
+                return Some(Hidden::Disabled(key));
             }
             match facts.description {
                 Ok(d) => row.description = d,
@@ -186,6 +207,7 @@ fn facts_of(file: &SkillFile, runtime: &Runtime) -> Facts {
                 name: Err(Hidden::Unreadable(e.clone())),
                 description: Err(Hidden::Unreadable(e.clone())),
                 filter: Some(Hidden::Unreadable(e)),
+                note: None,
             };
         }
     };
@@ -219,10 +241,24 @@ fn facts_of(file: &SkillFile, runtime: &Runtime) -> Facts {
         ))),
     };
     let description = list_description(fields.get("description"), parsed.body);
+    let note = match &parsed.status {
+        Status::Invalid(err) => Some(format!(
+            "frontmatter is not valid YAML ({}); Hermes reads its `key: value` lines one by one",
+            err.problem
+        )),
+        Status::NotMapping(kind) => Some(format!(
+            "frontmatter is a {kind}, not a mapping; Hermes reads no fields from it"
+        )),
+        Status::Unclosed if frontmatter::fences(&text).is_some() => Some(format!(
+            "frontmatter runs past the first {LIST_PREFIX_CHARS} characters, the part Hermes lists from; it is listed under its folder name with no description from it"
+        )),
+        _ => None,
+    };
     Facts {
         name,
         description,
         filter,
+        note,
     }
 }
 
@@ -353,7 +389,14 @@ pub fn rows(
     index: &super::library::Index,
     filter: &ListFilter,
 ) -> Vec<Json> {
-    let listed = listing(&index.catalog, &lib.roots, &lib.runtime, &lib.disabled());
+    let globally: BTreeSet<String> = lib.config.skills.disabled.iter().cloned().collect();
+    let listed = listing_explained(
+        &index.catalog,
+        &lib.roots,
+        &lib.runtime,
+        &lib.disabled(),
+        &globally,
+    );
     let mut selected: Vec<&Listed> = listed
         .iter()
         .filter(|r| filter.all || r.visible())
@@ -407,10 +450,12 @@ pub fn rows(
             );
             if filter.all {
                 row.insert("hidden".into(), json!(r.hidden.as_ref().map(Hidden::code)));
-                row.insert(
-                    "reason".into(),
-                    json!(r.hidden.as_ref().map(Hidden::reason)),
-                );
+                let reason = r
+                    .hidden
+                    .as_ref()
+                    .map(Hidden::reason)
+                    .or_else(|| r.note.clone());
+                row.insert("reason".into(), json!(reason));
             }
             Json::Object(row)
         })
@@ -522,6 +567,35 @@ mod tests {
             .map(|r| r.name.as_str())
             .collect();
         assert_eq!(visible, vec!["dup", "h"]);
+    }
+
+    #[test]
+    fn platform_disabled_names_its_key() {
+        let (_dir, roots, catalog) = home_with(
+            &[
+                ("skills/a/SKILL.md", "---\nname: a\n---\nx"),
+                ("skills/b/SKILL.md", "---\nname: b\n---\nx"),
+            ],
+            "",
+        );
+        let runtime = Runtime {
+            platform_hint: Some("telegram".into()),
+            ..Runtime::plain_linux()
+        };
+        let disabled = BTreeSet::from(["a".to_string(), "b".to_string()]);
+        let globally = BTreeSet::from(["a".to_string()]);
+        let rows = listing_explained(&catalog, &roots, &runtime, &disabled, &globally);
+        let reasons: Vec<String> = rows
+            .iter()
+            .map(|r| r.hidden.as_ref().map(Hidden::reason).unwrap_or_default())
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                "disabled in config.yaml (skills.disabled)",
+                "disabled in config.yaml (skills.platform_disabled.telegram)",
+            ]
+        );
     }
 
     #[test]
