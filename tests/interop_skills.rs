@@ -157,12 +157,18 @@ fn list_agrees_with_python_skills_list() {
     // The library's answer for the agent's `skills_list` tool, whole.
     use hermes_loop::skills::{library::Library, list};
     let lib = Library::open(hermes_loop::home::Home::at(home.path())).expect("library");
-    let rows = list::listing(&lib.catalog(), &lib.roots, &lib.runtime, &lib.disabled());
     for category in [None, Some("dev")] {
-        let ours = list::skills_list_result(&rows, true, &lib.display_home(), category);
+        let ours = list::skills_list_tool(&lib, category);
         let theirs = peer(home.path(), "skills-list", category.as_slice(), None);
         assert_eq!(ours, theirs, "{:#?}", json_diff(&ours, &theirs));
     }
+    let empty = TempHome::new();
+    let lib = Library::open(hermes_loop::home::Home::at(empty.path())).expect("library");
+    let ours = list::skills_list_tool(&lib, None);
+    assert!(empty.path().join("skills").is_dir());
+    std::fs::remove_dir(empty.path().join("skills")).expect("rmdir");
+    let theirs = peer(empty.path(), "skills-list", &[], None);
+    assert_eq!(ours, theirs);
 }
 
 #[test]

@@ -352,6 +352,21 @@ pub fn skills_list_result(
     })
 }
 
+/// The agent's `skills_list` tool: creates a missing local skills directory (as Hermes
+/// does) and answers with [`skills_list_result`].
+pub fn skills_list_tool(lib: &super::library::Library, category: Option<&str>) -> Json {
+    let existed = lib.roots.local.is_dir();
+    if !existed && let Err(e) = std::fs::create_dir_all(&lib.roots.local) {
+        return json!({"error": e.to_string(), "success": false});
+    }
+    let rows = if existed {
+        listing(&lib.catalog(), &lib.roots, &lib.runtime, &lib.disabled())
+    } else {
+        Vec::new()
+    };
+    skills_list_result(&rows, existed, &lib.display_home(), category)
+}
+
 /// Which skills `hermes-skills list` shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListFilter {
