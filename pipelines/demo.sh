@@ -23,6 +23,51 @@ step "A Hermes home at $HERMES_HOME (clock pinned to $HERMES_NOW)"
 # [hermes-skill-scan]
 
 # [hermes-skills]
+if have hermes-skills; then
+    step "hermes-skills: every skill found, and why a hidden one is hidden"
+    hermes-skills list --all --format text
+
+    step "hermes-skills: the skills block of the system prompt"
+    hermes-skills prompt-index --format text | sed -n '/<available_skills>/,/<\/available_skills>/p'
+
+    step "hermes-skills: agent writes are security-scanned by default and kept only after a scan"
+    hermes-skills create demo-checklist --category devops --format text - <<'SKILL' || true
+---
+name: demo-checklist
+description: A pre-deploy checklist.
+---
+# Pre-deploy checklist
+
+1. Run the tests.
+2. Tag the release.
+SKILL
+    # The rest of the demo writes without the scan, as a user who turned it off would.
+    printf 'skills:\n  guard_agent_created: false\n' >> "$HERMES_HOME/config.yaml"
+
+    step "hermes-skills: create, patch, view (counted), list with usage"
+    hermes-skills create demo-checklist --category devops --format text - <<'SKILL'
+---
+name: demo-checklist
+description: A pre-deploy checklist.
+---
+# Pre-deploy checklist
+
+1. Run the tests.
+2. Tag the release.
+SKILL
+    hermes-skills patch demo-checklist --old "2. Tag the release." --new "2. Tag the release.
+3. Watch the dashboards." --format text
+    hermes-skills view demo-checklist --format text
+    hermes-skills list --category devops --format text
+
+    step "hermes-skills: the same calls as the agent makes them (JSONL in, tool results out)"
+    printf '%s\n' \
+        '{"action": "write_file", "name": "demo-checklist", "file_path": "references/rollback.md", "file_content": "# Rollback\n"}' \
+        '{"action": "patch", "name": "demo-checklist", "old_string": "nothing like this", "new_string": "x"}' \
+        '{"action": "delete", "name": "demo-checklist"}' \
+        | hermes-skills apply --format jsonl || true
+    cat "$HERMES_HOME/skills/.usage.json"; echo
+fi
 
 # [hermes-memory]
 if have hermes-memory; then

@@ -138,6 +138,29 @@ pub fn is_excluded(root: &Path, path: &Path) -> bool {
     false
 }
 
+/// Whether `path` lies in a support folder (`references`, `templates`, `assets`, `scripts`)
+/// directly inside a folder holding a `SKILL.md` (`is_skill_support_path`), testing every
+/// component but the first and the last, as Hermes does on the path as given.
+pub fn is_support_path(path: &Path) -> bool {
+    let parts: Vec<_> = path.components().collect();
+    if parts.len() < 2 {
+        return false;
+    }
+    let mut prefix = PathBuf::new();
+    for (index, part) in parts[..parts.len() - 1].iter().enumerate() {
+        if index > 0
+            && SUPPORT_DIRS
+                .iter()
+                .any(|s| part.as_os_str().to_str() == Some(s))
+            && prefix.join(SKILL_FILE).exists()
+        {
+            return true;
+        }
+        prefix.push(part.as_os_str());
+    }
+    false
+}
+
 /// The category of a skill: the first folder below the root when the skill is at least two
 /// folders deep (`cat/skill/SKILL.md` → `cat`), else none.
 pub fn category_of(root: &Path, skill_md: &Path) -> Option<String> {

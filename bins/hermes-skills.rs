@@ -1,0 +1,279 @@
+//! hermes-skills: the skill library of a Hermes home — list, view, write, and the system
+//! prompt's skill index.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use hermes_loop::home::Home;
+use hermes_loop::io::cli::{CommonArgs, FormatArgs};
+use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
+use hermes_loop::io::output::Output;
+use hermes_loop::skills::guards::Origin;
+use hermes_loop::skills::library::Library;
+use hermes_loop::skills::list::ListFilter;
+use hermes_loop::skills::manage::ManageArgs;
+use hermes_loop::skills::prompt::PromptOptions;
+use hermes_loop::skills::{command, write_scan};
+
+const BIN: &str = "hermes-skills";
+
+#[derive(Parser)]
+#[command(name = BIN, version, about = "The skill library: list, view, create, patch, edit, delete, apply, prompt index", after_help = EXIT_CODES_HELP)]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    format: FormatArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List skills with their usage; --all also shows hidden ones and why
+    List {
+        #[arg(long)]
+        category: Option<String>,
+        /// all, hub, builtin, local or external
+        #[arg(long, default_value = "all", value_parser = ["all", "hub", "builtin", "local", "external"])]
+        source: String,
+        /// List the archived skills instead
+        #[arg(long)]
+        archived: bool,
+        /// Every SKILL.md found, with the reason each hidden one is hidden
+        #[arg(long)]
+        all: bool,
+    },
+    /// Print a skill's SKILL.md, or one of its files (counts as a view and a use)
+    View {
+        name: String,
+        file: Option<String>,
+        /// Do not bump the usage counters
+        #[arg(long)]
+        no_count: bool,
+    },
+    /// Create a skill from SKILL.md text
+    Create {
+        name: String,
+        #[arg(long)]
+        category: Option<String>,
+        #[command(flatten)]
+        content: Content,
+    },
+    /// Replace text in SKILL.md or a support file (fuzzy matching, as the agent's tool)
+    Patch {
+        name: String,
+        #[arg(long, allow_hyphen_values = true)]
+        old: String,
+        #[arg(long, allow_hyphen_values = true)]
+        new: String,
+        /// A support file instead of SKILL.md
+        #[arg(long)]
+        file: Option<String>,
+        /// Replace every occurrence
+        #[arg(long)]
+        all: bool,
+    },
+    /// Rewrite a skill's SKILL.md
+    Edit {
+        name: String,
+        #[command(flatten)]
+        content: Content,
+    },
+    /// Delete a skill
+    Delete {
+        name: String,
+        /// The umbrella skill its content went into
+        #[arg(long)]
+        absorbed_into: Option<String>,
+    },
+    /// Write a support file (references/, templates/, scripts/, assets/)
+    WriteFile {
+        name: String,
+        path: String,
+        #[command(flatten)]
+        content: Content,
+    },
+    /// Remove a support file
+    RemoveFile { name: String, path: String },
+    /// JSONL of skill_manage argument objects on stdin; one result object per line
+    Apply {
+        #[arg(long, default_value = "foreground", value_parser = ["foreground", "background_review", "curator"])]
+        origin: String,
+        /// Report a bad input line on stderr and go on
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// The skills block of the system prompt
+    PromptIndex {
+        /// The agent's tools (comma-separated), for skills' conditions
+        #[arg(long, value_delimiter = ',')]
+        tools: Option<Vec<String>>,
+        /// The agent's toolsets (comma-separated)
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Option<Vec<String>>,
+        /// Top-level categories to show as names only (comma-separated)
+        #[arg(long, value_delimiter = ',')]
+        compact: Vec<String>,
+    },
+}
+
+/// SKILL.md or file text: `--content-file F` or `-` for stdin.
+#[derive(Args)]
+struct Content {
+    /// Read the text from this file (`-`: stdin)
+    #[arg(long, value_name = "F")]
+    content_file: Option<PathBuf>,
+    /// `-` reads the text from stdin
+    #[arg(value_name = "-")]
+    stdin: Option<String>,
+}
+
+impl Content {
+    fn read(&self) -> anyhow::Result<String> {
+        let bytes = match (&self.content_file, self.stdin.as_deref()) {
+            (Some(path), None) if path.as_os_str() != "-" => {
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+            }
+            (Some(_), None) | (None, Some("-")) => {
+                let mut buf = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut buf)
+                    .context("cannot read stdin")?;
+                buf
+            }
+            (None, Some(other)) => bail!(
+                "unexpected argument {other:?}: give the text with --content-file F or - (stdin)"
+            ),
+            (Some(_), Some(_)) => bail!("give the text once: --content-file F or - (stdin)"),
+            (None, None) => bail!("no text given: use --content-file F or - (stdin)"),
+        };
+        String::from_utf8(bytes).context("the text is not UTF-8")
+    }
+}
+
+fn main() -> ExitCode {
+    exit::run(BIN, || {
+        let cli = Cli::parse();
+        hermes_loop::clock::now()?;
+        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
+        let mut out = Output::stdout();
+        let format = cli.format.resolve();
+        let mut ui = command::Ui {
+            out: &mut out,
+            format,
+            bin: BIN,
+        };
+        let exit = run(&lib, cli.command, &mut ui)?;
+        out.finish()?;
+        Ok(exit)
+    })
+}
+
+fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit> {
+    let scanner = write_scan::default_scanner();
+    match cmd {
+        Command::List {
+            category,
+            source,
+            archived,
+            all,
+        } => {
+            let filter = ListFilter {
+                category,
+                source: Some(source),
+                all,
+            };
+            command::list(lib, &filter, archived, ui)
+        }
+        Command::View {
+            name,
+            file,
+            no_count,
+        } => command::view(lib, &name, file.as_deref(), !no_count, ui),
+        Command::Apply { origin, keep_going } => {
+            let origin = Origin::parse(&origin).unwrap_or_default();
+            let stdin = std::io::stdin().lock();
+            command::apply(lib, origin, scanner, stdin, keep_going, ui)
+        }
+        Command::PromptIndex {
+            tools,
+            toolsets,
+            compact,
+        } => {
+            let options = PromptOptions {
+                tools: tools.map(|t| t.into_iter().collect()),
+                toolsets: toolsets.map(|t| t.into_iter().collect()),
+                compact_categories: compact.into_iter().collect(),
+            };
+            command::prompt_index(lib, &options, ui)
+        }
+        write => command::manage(lib, &write.into_args()?, scanner, ui),
+    }
+}
+
+fn args(action: &str, name: String) -> ManageArgs {
+    ManageArgs {
+        action: action.into(),
+        name,
+        ..ManageArgs::default()
+    }
+}
+
+impl Command {
+    /// The `skill_manage` arguments of a write command.
+    fn into_args(self) -> anyhow::Result<ManageArgs> {
+        Ok(match self {
+            Command::Create {
+                name,
+                category,
+                content,
+            } => ManageArgs {
+                content: Some(content.read()?),
+                category: category.map(Into::into),
+                ..args("create", name)
+            },
+            Command::Patch {
+                name,
+                old,
+                new,
+                file,
+                all,
+            } => ManageArgs {
+                old_string: Some(old),
+                new_string: Some(new),
+                file_path: file,
+                replace_all: all,
+                ..args("patch", name)
+            },
+            Command::Edit { name, content } => ManageArgs {
+                content: Some(content.read()?),
+                ..args("edit", name)
+            },
+            Command::Delete {
+                name,
+                absorbed_into,
+            } => ManageArgs {
+                absorbed_into: absorbed_into.map(Into::into),
+                ..args("delete", name)
+            },
+            Command::WriteFile {
+                name,
+                path,
+                content,
+            } => ManageArgs {
+                file_path: Some(path),
+                file_content: Some(content.read()?),
+                ..args("write_file", name)
+            },
+            Command::RemoveFile { name, path } => ManageArgs {
+                file_path: Some(path),
+                ..args("remove_file", name)
+            },
+            _ => bail!("not a write command"),
+        })
+    }
+}

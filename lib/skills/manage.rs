@@ -1,0 +1,1036 @@
+//! `skill_manage` — create, edit, patch, delete, write_file, remove_file — with Hermes's
+//! validation, limits, messages and result objects, plus our guards and the scan of agent
+//! writes. A [`Session`] is one writer (a person, the review, the curator): it carries the
+//! write origin explicitly and remembers which files it has viewed, for the
+//! read-before-write guard.
+//!
+//! Every file write is atomic (temp file, fsync, rename); a write the scan refuses, or one
+//! that fails half-way, is rolled back so the skill is as it was.
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde_json::{Map, Value as Json, json};
+
+use super::approval;
+use super::archive::archive_skill;
+use super::catalog::{Catalog, SkillFile};
+use super::discover::{self, SKILL_FILE};
+use super::frontmatter::{fences, validate_for_write};
+use super::guards::{
+    Origin, ReadMarks, WriteKind, autonomous_refusal, delete_target_refusal, pinned_delete_refusal,
+    unabsorbed_delete_refusal, unread_refusal,
+};
+use super::library::{Index, Library};
+use super::limits::{
+    HERMES_NAME, MAX_NAME_CHARS, MAX_SKILL_CHARS, MAX_SUPPORT_FILE_BYTES, SUPPORT_DIRS,
+};
+use super::provenance::Provenance;
+use super::pytext::{self, thousands};
+use super::roots::RootKind;
+use super::usage::{self, Event};
+use super::view::{self, Viewed, has_traversal, within_dir};
+use super::write_scan::{WriteScanner, refusal_message, scan_enabled};
+use crate::clock;
+use crate::io::atomic::{FileMode, write_atomic};
+use crate::yaml::{self, Value};
+
+/// The six actions, in the order Hermes lists them.
+pub const ACTIONS: [&str; 6] = [
+    "create",
+    "edit",
+    "patch",
+    "delete",
+    "write_file",
+    "remove_file",
+];
+
+/// The arguments of one `skill_manage` call, as the tool receives them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ManageArgs {
+    pub action: String,
+    pub name: String,
+    pub content: Option<String>,
+    /// Any JSON: Hermes answers "Category must be a string." for a non-string.
+    pub category: Option<Json>,
+    pub file_path: Option<String>,
+    pub file_content: Option<String>,
+    pub old_string: Option<String>,
+    pub new_string: Option<String>,
+    pub replace_all: bool,
+    /// Any JSON: only a non-blank string declares an umbrella.
+    pub absorbed_into: Option<Json>,
+}
+
+impl ManageArgs {
+    /// Reads a tool-call argument object. Text fields must be strings (or null).
+    pub fn from_json(value: &Json) -> Result<ManageArgs, String> {
+        let Json::Object(obj) = value else {
+            return Err("skill_manage arguments must be a JSON object.".into());
+        };
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match obj.get(key) {
+                None | Some(Json::Null) => Ok(None),
+                Some(Json::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("{key} must be a string.")),
+            }
+        };
+        let action = match obj.get("action") {
+            None | Some(Json::Null) => String::new(),
+            Some(Json::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        Ok(ManageArgs {
+            action,
+            name: text("name")?.unwrap_or_default(),
+            content: text("content")?,
+            category: obj.get("category").filter(|v| !v.is_null()).cloned(),
+            file_path: text("file_path")?,
+            file_content: text("file_content")?,
+            old_string: text("old_string")?,
+            new_string: text("new_string")?,
+            replace_all: obj.get("replace_all").is_some_and(usage::truthy),
+            absorbed_into: obj.get("absorbed_into").filter(|v| !v.is_null()).cloned(),
+        })
+    }
+
+    /// The staged payload: action, name, then every argument that is not null.
+    fn payload(&self) -> Map<String, Json> {
+        let mut p = Map::new();
+        p.insert("action".into(), json!(self.action));
+        p.insert("name".into(), json!(self.name));
+        let mut put = |key: &str, value: Option<Json>| {
+            if let Some(v) = value {
+                p.insert(key.into(), v);
+            }
+        };
+        put("content", self.content.clone().map(Json::String));
+        put("category", self.category.clone());
+        put("file_path", self.file_path.clone().map(Json::String));
+        put("file_content", self.file_content.clone().map(Json::String));
+        put("old_string", self.old_string.clone().map(Json::String));
+        put("new_string", self.new_string.clone().map(Json::String));
+        put("replace_all", Some(Json::Bool(self.replace_all)));
+        put("absorbed_into", self.absorbed_into.clone());
+        p
+    }
+}
+
+type Outcome = Result<Json, Json>;
+
+fn fail(message: impl Into<String>) -> Json {
+    json!({"success": false, "error": message.into()})
+}
+
+/// `tool_error(message, success=False)`: Hermes's argument errors put `error` first.
+fn tool_error(message: &str) -> Json {
+    json!({"error": message, "success": false})
+}
+
+fn now() -> Timestamp {
+    clock::now().unwrap_or_else(|_| Timestamp::now())
+}
+
+/// One writer's session with the library.
+pub struct Session<'a> {
+    pub lib: &'a Library,
+    pub origin: Origin,
+    scanner: &'a dyn WriteScanner,
+    marks: ReadMarks,
+    /// Bump view and use counters on a successful view (as the tool does).
+    pub count_views: bool,
+    /// Replaying an approved staged write: the approval gate is skipped.
+    pub approved_replay: bool,
+    /// Sidecar updates that failed (best effort, as in Hermes); for the caller to report.
+    pub warnings: Vec<String>,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(lib: &'a Library, origin: Origin, scanner: &'a dyn WriteScanner) -> Session<'a> {
+        Session {
+            lib,
+            origin,
+            scanner,
+            marks: ReadMarks::default(),
+            count_views: true,
+            approved_replay: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// `skill_view` as the tool runs it: resolve and read, then bump the skill's view and
+    /// use counters and remember the file for the read-before-write guard.
+    pub fn view(&mut self, name: &str, file_path: Option<&str>) -> Json {
+        let catalog = self.lib.catalog();
+        let Viewed {
+            result,
+            bump_name,
+            read_path,
+        } = view::skill_view(self.lib, &catalog, name, file_path);
+        if let Some(path) = read_path {
+            self.marks.mark(&path);
+        }
+        if self.count_views
+            && let Some(bumped) = bump_name
+            && let Err(e) = usage::bump(&self.lib.home, &bumped, &[Event::View, Event::Use], now())
+        {
+            self.warnings.push(format!("usage not recorded: {e}"));
+        }
+        result
+    }
+
+    /// One `skill_manage` call; the tool's result object.
+    pub fn manage(&mut self, args: &ManageArgs) -> Json {
+        let action = args.action.as_str();
+        if self.origin.is_autonomous()
+            && ["edit", "patch", "delete", "write_file", "remove_file"].contains(&action)
+        {
+            let catalog = self.lib.catalog();
+            if let Some(file) = catalog.find_dir(&args.name)
+                && let Some(refusal) = self.autonomous_guard(action, &args.name, file.dir())
+            {
+                return refusal;
+            }
+        }
+        if ACTIONS.contains(&action)
+            && self.lib.config.skills.write_approval
+            && !self.approved_replay
+        {
+            return self.stage(args);
+        }
+        let outcome: Outcome = match action {
+            "create" => match args.content.as_deref().filter(|c| !c.is_empty()) {
+                None => {
+                    return tool_error(
+                        "content is required for 'create'. Provide the full SKILL.md text (frontmatter + body).",
+                    );
+                }
+                Some(content) => self.create(&args.name, content, args.category.as_ref()),
+            },
+            "edit" => match args.content.as_deref().filter(|c| !c.is_empty()) {
+                None => {
+                    return tool_error(
+                        "content is required for 'edit'. Provide the full updated SKILL.md text.",
+                    );
+                }
+                Some(content) => self.edit(&args.name, content),
+            },
+            "patch" => {
+                let Some(old) = args.old_string.as_deref().filter(|s| !s.is_empty()) else {
+                    return tool_error(
+                        "old_string is required for 'patch'. Provide the text to find.",
+                    );
+                };
+                let Some(new) = args.new_string.as_deref() else {
+                    return tool_error(
+                        "new_string is required for 'patch'. Use empty string to delete matched text.",
+                    );
+                };
+                self.patch(
+                    &args.name,
+                    old,
+                    new,
+                    args.file_path.as_deref(),
+                    args.replace_all,
+                )
+            }
+            "delete" => self.delete(&args.name, args.absorbed_into.as_ref()),
+            "write_file" => {
+                let Some(fp) = args.file_path.as_deref().filter(|s| !s.is_empty()) else {
+                    return tool_error(
+                        "file_path is required for 'write_file'. Example: 'references/api-guide.md'",
+                    );
+                };
+                let Some(body) = args.file_content.as_deref() else {
+                    return tool_error("file_content is required for 'write_file'.");
+                };
+                self.write_file(&args.name, fp, body)
+            }
+            "remove_file" => {
+                let Some(fp) = args.file_path.as_deref().filter(|s| !s.is_empty()) else {
+                    return tool_error("file_path is required for 'remove_file'.");
+                };
+                self.remove_file(&args.name, fp)
+            }
+            other => Err(fail(format!(
+                "Unknown action '{other}'. Use: create, edit, patch, delete, write_file, remove_file"
+            ))),
+        };
+        let result = match outcome {
+            Ok(result) | Err(result) => result,
+        };
+        if result.get("success") == Some(&Json::Bool(true)) {
+            self.after_success(action, &args.name, &result);
+        }
+        result
+    }
+
+    fn after_success(&mut self, action: &str, name: &str, result: &Json) {
+        self.lib.invalidate_prompt_snapshot();
+        let home = &self.lib.home;
+        let outcome = match action {
+            "create" if self.origin.is_autonomous() => {
+                let index = Index::build(self.lib);
+                if index.is_curation_eligible(self.lib, name, None) {
+                    usage::mark_agent_created(home, name, now()).map(|_| ())
+                } else {
+                    Ok(())
+                }
+            }
+            "patch" | "edit" | "write_file" | "remove_file" => {
+                usage::bump(home, name, &[Event::Patch], now()).map(|_| ())
+            }
+            "delete" if result.get("_archived").is_none() => usage::forget(home, name),
+            _ => Ok(()),
+        };
+        if let Err(e) = outcome {
+            self.warnings.push(format!("usage not recorded: {e}"));
+        }
+    }
+
+    fn stage(&mut self, args: &ManageArgs) -> Json {
+        let summary = approval::gist(
+            &args.action,
+            &args.name,
+            args.content.as_deref().unwrap_or(""),
+            args.file_path.as_deref().unwrap_or(""),
+            args.old_string.as_deref().unwrap_or(""),
+            args.new_string.as_deref().unwrap_or(""),
+        );
+        match approval::stage(
+            &self.lib.home,
+            args.payload(),
+            &summary,
+            self.origin.as_str(),
+            now(),
+        ) {
+            Ok(answer) => answer,
+            Err(e) => fail(format!("could not stage the write for approval: {e}")),
+        }
+    }
+
+    fn autonomous_guard(&self, action: &str, name: &str, skill_dir: &Path) -> Option<Json> {
+        if !self.origin.is_autonomous() {
+            return None;
+        }
+        let kind = if action == "delete" {
+            WriteKind::Remove
+        } else {
+            WriteKind::Content
+        };
+        let usage = usage::load(&self.lib.home);
+        let provenance = Provenance::load(&self.lib.home, &self.lib.config);
+        autonomous_refusal(
+            action,
+            kind,
+            name,
+            skill_dir,
+            &usage,
+            &provenance,
+            &self.lib.roots,
+        )
+    }
+
+    fn unread_guard(
+        &self,
+        action: &str,
+        name: &str,
+        label: &str,
+        target: &Path,
+    ) -> Result<(), Json> {
+        if !self.origin.is_autonomous() {
+            return Ok(());
+        }
+        match unread_refusal(action, name, label, target, &self.marks) {
+            Some(refusal) => Err(refusal),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs the scan of agent writes when it is on; the refusal message when refused.
+    fn scan(&self, skill_dir: &Path) -> Option<String> {
+        if !scan_enabled(&self.lib.config) {
+            return None;
+        }
+        refusal_message(&self.scanner.scan_skill_dir(skill_dir))
+    }
+
+    fn find(&self, catalog: &'_ Catalog, name: &str, suffix: &str) -> Result<SkillFile, Json> {
+        catalog
+            .find_dir(name)
+            .cloned()
+            .ok_or_else(|| fail(self.not_found(name, suffix)))
+    }
+
+    /// `_skill_not_found_error`, naming other profiles that have the skill.
+    fn not_found(&self, name: &str, suffix: &str) -> String {
+        let mut message = format!(
+            "Skill '{name}' not found in active profile '{}'.",
+            self.lib.profile_name()
+        );
+        let others = other_profiles_with(self.lib, name);
+        match others.as_slice() {
+            [] => message.push_str(" Use skills_list() to see available skills."),
+            [(profile, path)] => message.push_str(&format!(
+                " A skill by that name exists in profile '{profile}' ({}). To edit a skill in another profile, switch profiles (`hermes -p {profile}`) or operate via explicit file tools with ``cross_profile=True``.",
+                path.display()
+            )),
+            many => {
+                let names: Vec<String> = many.iter().map(|(p, _)| format!("'{p}'")).collect();
+                message.push_str(&format!(
+                    " Skills by that name exist in other profiles: {}. Switch profiles (`hermes -p <name>`) to edit there, or operate via explicit file tools with ``cross_profile=True``.",
+                    names.join(", ")
+                ));
+            }
+        }
+        message.push_str(suffix);
+        message
+    }
+
+    // ── actions ─────────────────────────────────────────────────────────────────────────
+
+    fn create(&mut self, name: &str, content: &str, category: Option<&Json>) -> Outcome {
+        validate_name(name).map_err(fail)?;
+        let category = validate_category(category).map_err(fail)?;
+        validate_for_write(content).map_err(fail)?;
+        content_size(content, "SKILL.md").map_err(fail)?;
+        let catalog = self.lib.catalog();
+        if let Some(existing) = catalog.find_dir(name) {
+            return Err(fail(format!(
+                "A skill named '{name}' already exists at {}.",
+                existing.dir().display()
+            )));
+        }
+        let local = &self.lib.roots.local;
+        let skill_dir = match &category {
+            Some(c) => local.join(c).join(name),
+            None => local.join(name),
+        };
+        let created = create_dirs(&skill_dir).map_err(fail)?;
+        let skill_md = skill_dir.join(SKILL_FILE);
+        if let Err(e) = write_atomic(&skill_md, content.as_bytes(), FileMode::Private) {
+            remove_created(&skill_md, None, created.as_deref());
+            return Err(fail(format!(
+                "could not write {}: {}",
+                skill_md.display(),
+                e.source
+            )));
+        }
+        if let Some(refusal) = self.scan(&skill_dir) {
+            remove_created(&skill_md, None, created.as_deref());
+            return Err(fail(refusal));
+        }
+        let mut result = Map::new();
+        result.insert("success".into(), json!(true));
+        result.insert("message".into(), json!(format!("Skill '{name}' created.")));
+        result.insert(
+            "path".into(),
+            json!(
+                skill_dir
+                    .strip_prefix(local)
+                    .unwrap_or(&skill_dir)
+                    .display()
+                    .to_string()
+            ),
+        );
+        result.insert("skill_md".into(), json!(skill_md.display().to_string()));
+        result.insert(
+            "_change".into(),
+            json!({"description": change_description(content)}),
+        );
+        if let Some(c) = &category {
+            result.insert("category".into(), json!(c));
+        }
+        result.insert(
+            "hint".into(),
+            json!(format!(
+                "To add reference files, templates, or scripts, use skill_manage(action='write_file', name='{name}', file_path='references/example.md', file_content='...')"
+            )),
+        );
+        Ok(Json::Object(result))
+    }
+
+    fn edit(&mut self, name: &str, content: &str) -> Outcome {
+        validate_for_write(content).map_err(fail)?;
+        content_size(content, "SKILL.md").map_err(fail)?;
+        let catalog = self.lib.catalog();
+        let existing = self.find(&catalog, name, "")?;
+        if let Some(refusal) = self.autonomous_guard("edit", name, existing.dir()) {
+            return Err(refusal);
+        }
+        let skill_md = existing.dir().join(SKILL_FILE);
+        self.unread_guard("edit", name, "SKILL.md", &skill_md)?;
+        let original = std::fs::read(&skill_md).ok();
+        write_atomic(&skill_md, content.as_bytes(), FileMode::Private).map_err(|e| {
+            fail(format!(
+                "could not write {}: {}",
+                skill_md.display(),
+                e.source
+            ))
+        })?;
+        if let Some(refusal) = self.scan(existing.dir()) {
+            restore(&skill_md, original.as_deref(), None);
+            return Err(fail(refusal));
+        }
+        Ok(json!({
+            "success": true,
+            "message": format!("Skill '{name}' updated (full rewrite)."),
+            "path": existing.dir().display().to_string(),
+            "_change": {"description": change_description(content)},
+        }))
+    }
+
+    fn patch(
+        &mut self,
+        name: &str,
+        old: &str,
+        new: &str,
+        file_path: Option<&str>,
+        replace_all: bool,
+    ) -> Outcome {
+        let catalog = self.lib.catalog();
+        let existing = self.find(&catalog, name, "")?;
+        let skill_dir = existing.dir();
+        if let Some(refusal) = self.autonomous_guard("patch", name, skill_dir) {
+            return Err(refusal);
+        }
+        let file_path = file_path.filter(|f| !f.is_empty());
+        let target = match file_path {
+            Some(fp) => {
+                validate_file_path(fp).map_err(fail)?;
+                resolve_target(skill_dir, fp).map_err(fail)?
+            }
+            None => skill_dir.join(SKILL_FILE),
+        };
+        if !target.exists() {
+            return Err(fail(format!(
+                "File not found: {}",
+                target.strip_prefix(skill_dir).unwrap_or(&target).display()
+            )));
+        }
+        let label = file_path.unwrap_or("SKILL.md");
+        self.unread_guard("patch", name, label, &target)?;
+        let content = pytext::read_utf8(&target).map_err(fail)?;
+        let replaced = match super::fuzzy::find_and_replace(&content, old, new, replace_all) {
+            Ok(r) => r,
+            Err(e) => {
+                let hint = super::fuzzy::no_match_hint(&e.message, old, &content);
+                let preview = if pytext::char_len(&content) > 500 {
+                    format!("{}...", pytext::take_chars(&content, 500))
+                } else {
+                    content.clone()
+                };
+                return Err(json!({
+                    "success": false,
+                    "error": format!("{}{hint}", e.message),
+                    "file_preview": preview,
+                }));
+            }
+        };
+        content_size(&replaced.content, label).map_err(fail)?;
+        if file_path.is_none()
+            && let Err(e) = validate_for_write(&replaced.content)
+        {
+            return Err(fail(format!("Patch would break SKILL.md structure: {e}")));
+        }
+        write_atomic(&target, replaced.content.as_bytes(), FileMode::Private).map_err(|e| {
+            fail(format!(
+                "could not write {}: {}",
+                target.display(),
+                e.source
+            ))
+        })?;
+        if let Some(refusal) = self.scan(skill_dir) {
+            restore(&target, Some(content.as_bytes()), None);
+            return Err(fail(refusal));
+        }
+        let n = replaced.count;
+        Ok(json!({
+            "success": true,
+            "message": format!(
+                "Patched {label} in skill '{name}' ({n} replacement{}).",
+                if n > 1 { "s" } else { "" }
+            ),
+            "_change": {"old": preview_change(old), "new": preview_change(new)},
+        }))
+    }
+
+    fn delete(&mut self, name: &str, absorbed_into: Option<&Json>) -> Outcome {
+        let catalog = self.lib.catalog();
+        let existing = self.find(&catalog, name, "")?;
+        let skill_dir = existing.dir().to_path_buf();
+        if let Some(refusal) = self.autonomous_guard("delete", name, &skill_dir) {
+            return Err(refusal);
+        }
+        if self.origin.is_autonomous()
+            && let Some(refusal) = unabsorbed_delete_refusal(name, absorbed_into)
+        {
+            return Err(refusal);
+        }
+        if let Some(refusal) = pinned_delete_refusal(name, &usage::load(&self.lib.home)) {
+            return Err(fail(refusal));
+        }
+        let umbrella = match absorbed_into {
+            Some(Json::String(s)) => s.trim().to_string(),
+            _ => String::new(),
+        };
+        if !umbrella.is_empty() {
+            if umbrella == name {
+                return Err(fail(format!(
+                    "absorbed_into='{umbrella}' cannot equal the skill being deleted."
+                )));
+            }
+            if catalog.find_dir(&umbrella).is_none() {
+                return Err(fail(format!(
+                    "absorbed_into='{umbrella}' does not exist. Create or patch the umbrella skill first, then retry the delete."
+                )));
+            }
+        }
+        if let Some(refusal) = delete_target_refusal(&skill_dir, &self.lib.roots) {
+            return Err(fail(refusal));
+        }
+        let absorbed = if umbrella.is_empty() {
+            String::new()
+        } else {
+            format!(" Content absorbed into '{umbrella}'.")
+        };
+        if self.origin.is_autonomous() {
+            let mut index = Index::build(self.lib);
+            return match archive_skill(self.lib, &mut index, name, now()) {
+                Ok(message) => Ok(json!({
+                    "success": true,
+                    "message": format!("Skill '{name}' archived ({message}).{absorbed}"),
+                    "_archived": true,
+                })),
+                Err(message) => Err(fail(message)),
+            };
+        }
+        // Unlinking SKILL.md first makes the skill vanish from every walk in one step, so a
+        // removal that fails half-way never leaves a half-deleted skill behind.
+        let skill_md = skill_dir.join(SKILL_FILE);
+        std::fs::remove_file(&skill_md)
+            .map_err(|e| fail(format!("could not delete {}: {e}", skill_md.display())))?;
+        if let Err(e) = std::fs::remove_dir_all(&skill_dir) {
+            return Err(fail(format!(
+                "Skill '{name}' is no longer a skill (its SKILL.md was removed), but {} could not be removed completely: {e}",
+                skill_dir.display()
+            )));
+        }
+        let root = match existing.root {
+            RootKind::Local => self.lib.roots.local.clone(),
+            RootKind::External(i) => self.lib.roots.external[i].clone(),
+        };
+        if let Some(parent) = skill_dir.parent()
+            && parent != root
+            && is_empty_dir(parent)
+        {
+            let _ = std::fs::remove_dir(parent);
+        }
+        Ok(json!({"success": true, "message": format!("Skill '{name}' deleted.{absorbed}")}))
+    }
+
+    fn write_file(&mut self, name: &str, file_path: &str, body: &str) -> Outcome {
+        validate_file_path(file_path).map_err(fail)?;
+        let bytes = body.len();
+        if bytes > MAX_SUPPORT_FILE_BYTES {
+            return Err(fail(format!(
+                "File content is {} bytes (limit: {} bytes / 1 MiB). Consider splitting into smaller files.",
+                thousands(bytes),
+                thousands(MAX_SUPPORT_FILE_BYTES)
+            )));
+        }
+        content_size(body, file_path).map_err(fail)?;
+        let catalog = self.lib.catalog();
+        let existing = self.find(&catalog, name, " Create it first with action='create'.")?;
+        let skill_dir = existing.dir();
+        if let Some(refusal) = self.autonomous_guard("write_file", name, skill_dir) {
+            return Err(refusal);
+        }
+        let target = resolve_target(skill_dir, file_path).map_err(fail)?;
+        if target.exists() {
+            self.unread_guard("write_file", name, file_path, &target)?;
+        }
+        let parent = target.parent().unwrap_or(skill_dir).to_path_buf();
+        let created = create_dirs(&parent).map_err(fail)?;
+        let original = std::fs::read(&target).ok();
+        if let Err(e) = write_atomic(&target, body.as_bytes(), FileMode::Private) {
+            restore(&target, original.as_deref(), created.as_deref());
+            return Err(fail(format!(
+                "could not write {}: {}",
+                target.display(),
+                e.source
+            )));
+        }
+        if let Some(refusal) = self.scan(skill_dir) {
+            restore(&target, original.as_deref(), created.as_deref());
+            return Err(fail(refusal));
+        }
+        Ok(json!({
+            "success": true,
+            "message": format!("File '{file_path}' written to skill '{name}'."),
+            "path": target.display().to_string(),
+        }))
+    }
+
+    fn remove_file(&mut self, name: &str, file_path: &str) -> Outcome {
+        validate_file_path(file_path).map_err(fail)?;
+        let catalog = self.lib.catalog();
+        let existing = self.find(&catalog, name, "")?;
+        let skill_dir = existing.dir();
+        if let Some(refusal) = self.autonomous_guard("remove_file", name, skill_dir) {
+            return Err(refusal);
+        }
+        let target = resolve_target(skill_dir, file_path).map_err(fail)?;
+        if !target.exists() {
+            let mut available = Vec::new();
+            for sub in SUPPORT_DIRS {
+                let dir = skill_dir.join(sub);
+                for entry in walkdir::WalkDir::new(&dir)
+                    .min_depth(1)
+                    .sort_by_file_name()
+                    .into_iter()
+                    .flatten()
+                {
+                    if entry.path().is_file() {
+                        available.push(
+                            entry
+                                .path()
+                                .strip_prefix(skill_dir)
+                                .unwrap_or(entry.path())
+                                .display()
+                                .to_string(),
+                        );
+                    }
+                }
+            }
+            return Err(json!({
+                "success": false,
+                "error": format!("File '{file_path}' not found in skill '{name}'."),
+                "available_files": if available.is_empty() { Json::Null } else { json!(available) },
+            }));
+        }
+        self.unread_guard("remove_file", name, file_path, &target)?;
+        std::fs::remove_file(&target)
+            .map_err(|e| fail(format!("could not remove {}: {e}", target.display())))?;
+        if let Some(parent) = target.parent()
+            && parent != skill_dir
+            && is_empty_dir(parent)
+        {
+            let _ = std::fs::remove_dir(parent);
+        }
+        Ok(json!({
+            "success": true,
+            "message": format!("File '{file_path}' removed from skill '{name}'."),
+        }))
+    }
+}
+
+// ── validation ──────────────────────────────────────────────────────────────────────────
+
+/// `_validate_name`.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("Skill name is required.".into());
+    }
+    if pytext::char_len(name) > MAX_NAME_CHARS {
+        return Err(format!("Skill name exceeds {MAX_NAME_CHARS} characters."));
+    }
+    if !HERMES_NAME.is_match(name) {
+        return Err(format!(
+            "Invalid skill name '{name}'. Use lowercase letters, numbers, hyphens, dots, and underscores. Must start with a letter or digit."
+        ));
+    }
+    Ok(())
+}
+
+/// `_validate_category`; the category to use (stripped, `None` when blank).
+pub fn validate_category(category: Option<&Json>) -> Result<Option<String>, String> {
+    let Some(value) = category else {
+        return Ok(None);
+    };
+    let Json::String(raw) = value else {
+        return Err("Category must be a string.".into());
+    };
+    let category = pytext::strip(raw);
+    if category.is_empty() {
+        return Ok(None);
+    }
+    let invalid = || {
+        format!(
+            "Invalid category '{category}'. Use lowercase letters, numbers, hyphens, dots, and underscores. Categories must be a single directory name."
+        )
+    };
+    if category.contains('/') || category.contains('\\') {
+        return Err(invalid());
+    }
+    if pytext::char_len(category) > MAX_NAME_CHARS {
+        return Err(format!("Category exceeds {MAX_NAME_CHARS} characters."));
+    }
+    if !HERMES_NAME.is_match(category) {
+        return Err(invalid());
+    }
+    Ok(Some(category.to_string()))
+}
+
+/// `_validate_content_size`: at most 100,000 characters.
+pub fn content_size(content: &str, label: &str) -> Result<(), String> {
+    let n = pytext::char_len(content);
+    if n > MAX_SKILL_CHARS {
+        return Err(format!(
+            "{label} content is {} characters (limit: {}). Consider splitting into a smaller SKILL.md with supporting files in references/ or templates/.",
+            thousands(n),
+            thousands(MAX_SKILL_CHARS)
+        ));
+    }
+    Ok(())
+}
+
+/// The components of a relative path as `pathlib` parses it (empty and `.` parts dropped;
+/// a leading `/` is its own part).
+fn path_parts(p: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    if p.starts_with('/') {
+        parts.push("/");
+    }
+    parts.extend(p.split('/').filter(|s| !s.is_empty() && *s != "."));
+    parts
+}
+
+/// `_validate_file_path`: under `assets/`, `references/`, `scripts/` or `templates/` (or
+/// `SKILL.md` itself), with a file name, without `..`.
+pub fn validate_file_path(file_path: &str) -> Result<(), String> {
+    if file_path.is_empty() {
+        return Err("file_path is required.".into());
+    }
+    if has_traversal(file_path) {
+        return Err("Path traversal ('..') is not allowed.".into());
+    }
+    let parts = path_parts(file_path);
+    if parts.last() == Some(&SKILL_FILE) && (1..=2).contains(&parts.len()) {
+        return Ok(());
+    }
+    if parts.is_empty() || !SUPPORT_DIRS.contains(&parts[0]) {
+        return Err(format!(
+            "File must be under one of: {}. Got: '{file_path}'",
+            SUPPORT_DIRS.join(", ")
+        ));
+    }
+    if parts.len() < 2 {
+        return Err(format!(
+            "Provide a file path, not just a directory. Example: '{}/myfile.md'",
+            parts[0]
+        ));
+    }
+    Ok(())
+}
+
+/// `_resolve_skill_target`: the file inside the skill directory, or why not.
+pub fn resolve_target(skill_dir: &Path, file_path: &str) -> Result<PathBuf, String> {
+    if file_path.contains('\0') {
+        return Err("Path escapes allowed directory: embedded null byte".into());
+    }
+    let target = skill_dir.join(file_path);
+    within_dir(&target, skill_dir)?;
+    Ok(target)
+}
+
+/// The `description` of new content for the change preview: the YAML after the opening
+/// fence, `str(description)[:120]`, empty when anything is off.
+fn change_description(content: &str) -> String {
+    let after: String = content.chars().skip(3).collect();
+    let padded = format!("---{after}");
+    let Some(found) = fences(&padded) else {
+        return String::new();
+    };
+    match yaml::load(found.yaml, "<unicode string>") {
+        Ok(Value::Map(map)) => {
+            let text = map.get("description").map_or(String::new(), Value::py_str);
+            pytext::take_chars(&text, 120).to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+/// `old[:200]` plus `…` when cut.
+fn preview_change(text: &str) -> String {
+    if pytext::char_len(text) > 200 {
+        format!("{}…", pytext::take_chars(text, 200))
+    } else {
+        text.to_string()
+    }
+}
+
+// ── file helpers ────────────────────────────────────────────────────────────────────────
+
+/// `mkdir -p`, returning the topmost directory it created (for rollback).
+fn create_dirs(dir: &Path) -> Result<Option<PathBuf>, String> {
+    let mut missing = Vec::new();
+    let mut cursor = Some(dir);
+    while let Some(d) = cursor {
+        if d.exists() {
+            break;
+        }
+        missing.push(d.to_path_buf());
+        cursor = d.parent();
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("could not create {}: {e}", dir.display()))?;
+    Ok(missing.pop())
+}
+
+/// Removes a file written by a failed create, and the directories created for it.
+fn remove_created(file: &Path, _original: Option<&[u8]>, created: Option<&Path>) {
+    let _ = std::fs::remove_file(file);
+    if let Some(top) = created {
+        let _ = std::fs::remove_dir_all(top);
+    }
+}
+
+/// Puts a file back as it was: the original bytes, or gone (with any directories created
+/// for it) when it did not exist.
+fn restore(file: &Path, original: Option<&[u8]>, created: Option<&Path>) {
+    match original {
+        Some(bytes) => {
+            let _ = write_atomic(file, bytes, FileMode::Private);
+        }
+        None => remove_created(file, None, created),
+    }
+}
+
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// Other profiles of the same Hermes root holding a skill directory named `name`.
+fn other_profiles_with(lib: &Library, name: &str) -> Vec<(String, PathBuf)> {
+    let home = lib.home.root();
+    let root = match home.parent() {
+        Some(parent) if parent.file_name().is_some_and(|n| n == "profiles") => {
+            parent.parent().unwrap_or(home).to_path_buf()
+        }
+        _ => home.to_path_buf(),
+    };
+    let active = crate::home::resolve_lenient(&lib.roots.local);
+    let mut candidates: Vec<(String, PathBuf)> = Vec::new();
+    let default_skills = root.join("skills");
+    if crate::home::resolve_lenient(&default_skills) != active {
+        candidates.push(("default".into(), default_skills));
+    }
+    if let Ok(entries) = std::fs::read_dir(root.join("profiles")) {
+        let mut profiles: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        profiles.sort();
+        for profile in profiles.into_iter().filter(|p| p.is_dir()) {
+            let skills = profile.join("skills");
+            if crate::home::resolve_lenient(&skills) == active {
+                continue;
+            }
+            let label = profile
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            candidates.push((label, skills));
+        }
+    }
+    let mut found = Vec::new();
+    for (profile, skills) in candidates {
+        if !skills.is_dir() {
+            continue;
+        }
+        if let Some(md) = discover::skill_files(&skills).files.into_iter().find(|md| {
+            md.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == name)
+        }) {
+            found.push((
+                profile,
+                md.parent().map(Path::to_path_buf).unwrap_or_default(),
+            ));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_categories() {
+        assert_eq!(validate_name(""), Err("Skill name is required.".into()));
+        assert_eq!(
+            validate_name(&"a".repeat(65)),
+            Err("Skill name exceeds 64 characters.".into())
+        );
+        assert!(
+            validate_name("Bad")
+                .expect_err("bad")
+                .starts_with("Invalid skill name 'Bad'.")
+        );
+        assert_eq!(validate_category(None), Ok(None));
+        assert_eq!(validate_category(Some(&json!("  "))), Ok(None));
+        assert_eq!(
+            validate_category(Some(&json!(" dev "))),
+            Ok(Some("dev".into()))
+        );
+        assert_eq!(
+            validate_category(Some(&json!(3))),
+            Err("Category must be a string.".into())
+        );
+        assert!(
+            validate_category(Some(&json!("a/b")))
+                .expect_err("bad")
+                .starts_with("Invalid category 'a/b'.")
+        );
+    }
+
+    #[test]
+    fn file_paths() {
+        assert_eq!(validate_file_path("references/a.md"), Ok(()));
+        assert_eq!(validate_file_path("SKILL.md"), Ok(()));
+        assert_eq!(validate_file_path("x/SKILL.md"), Ok(()));
+        assert_eq!(
+            validate_file_path("references/../../x"),
+            Err("Path traversal ('..') is not allowed.".into())
+        );
+        assert_eq!(
+            validate_file_path("/etc/passwd"),
+            Err("File must be under one of: assets, references, scripts, templates. Got: '/etc/passwd'".into())
+        );
+        assert_eq!(
+            validate_file_path("scripts"),
+            Err("Provide a file path, not just a directory. Example: 'scripts/myfile.md'".into())
+        );
+    }
+
+    #[test]
+    fn sizes_and_previews() {
+        let big = "x".repeat(100_001);
+        assert_eq!(
+            content_size(&big, "SKILL.md"),
+            Err("SKILL.md content is 100,001 characters (limit: 100,000). Consider splitting into a smaller SKILL.md with supporting files in references/ or templates/.".into())
+        );
+        assert_eq!(
+            preview_change(&"y".repeat(201)),
+            format!("{}…", "y".repeat(200))
+        );
+        assert_eq!(
+            change_description("---\nname: a\ndescription: Does a thing.\n---\nbody"),
+            "Does a thing."
+        );
+    }
+
+    #[test]
+    fn args_from_json() {
+        let args = ManageArgs::from_json(&json!({
+            "action": "patch", "name": "a", "old_string": "x", "new_string": "",
+            "replace_all": 1, "category": 5
+        }))
+        .expect("args");
+        assert!(args.replace_all);
+        assert_eq!(args.new_string.as_deref(), Some(""));
+        assert_eq!(args.category, Some(json!(5)));
+        assert_eq!(
+            ManageArgs::from_json(&json!({"action": "create", "content": 3})),
+            Err("content must be a string.".into())
+        );
+    }
+}

@@ -1,0 +1,472 @@
+//! `skills/.usage.json`: per-skill telemetry (use, view and patch counts with their last
+//! times) and lifecycle (`state`, `pinned`, `archived_at`, provenance in `created_by`), shared
+//! byte for byte with Python Hermes.
+//!
+//! The file is one JSON object, name → record, written as Python's
+//! `json.dump(indent=2, sort_keys=True, ensure_ascii=False)` writes it (no trailing newline),
+//! mode 0600, by atomic replace, every read-modify-write under `flock` on
+//! `skills/.usage.json.lock` — the lock Python takes — so the two programs can bump counters
+//! on the same skills at once and lose nothing. Reads take no lock and forgive everything:
+//! a missing, unreadable or non-JSON file reads as empty, and entries that are not objects
+//! are dropped. Unknown keys in a record are kept.
+
+use std::path::Path;
+
+use jiff::Timestamp;
+use serde_json::{Map, Value as Json};
+
+use crate::clock;
+use crate::home::Home;
+use crate::io::atomic::{FileMode, write_atomic};
+use crate::io::lock::FileLock;
+use crate::io::pyjson::{Dumps, dumps};
+use crate::io::{FileError, read_file};
+
+pub const STATE_ACTIVE: &str = "active";
+pub const STATE_STALE: &str = "stale";
+pub const STATE_ARCHIVED: &str = "archived";
+
+/// One skill's record, keys as stored (unknown keys kept).
+pub type Record = Map<String, Json>;
+
+/// Why a sidecar update did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A counter holds something Python's `int()` refuses; Python skips the update too.
+    #[error("{name}: {key} is {value}, not a number; the record was left as it is")]
+    NotACount {
+        name: String,
+        key: String,
+        value: String,
+    },
+}
+
+/// The whole sidecar: skill name → record, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageMap {
+    pub records: Map<String, Json>,
+}
+
+impl UsageMap {
+    /// The record stored for `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&Record> {
+        self.records.get(name).and_then(Json::as_object)
+    }
+
+    /// `get_record`: the stored record with missing keys filled in (not persisted).
+    pub fn record_or_default(&self, name: &str, now: Timestamp) -> Record {
+        let mut record = self.get(name).cloned().unwrap_or_default();
+        for (key, value) in empty_record(now) {
+            record.entry(key).or_insert(value);
+        }
+        record
+    }
+
+    /// Serialises as Python's `json.dump(indent=2, sort_keys=True, ensure_ascii=False)`.
+    pub fn to_python_json(&self) -> String {
+        dumps(&Json::Object(self.records.clone()), Dumps::SIDECAR)
+    }
+}
+
+/// A fresh record (`_empty_record`), created now.
+pub fn empty_record(now: Timestamp) -> Record {
+    let mut r = Map::new();
+    r.insert("created_by".into(), Json::Null);
+    r.insert("use_count".into(), Json::from(0));
+    r.insert("view_count".into(), Json::from(0));
+    r.insert("last_used_at".into(), Json::Null);
+    r.insert("last_viewed_at".into(), Json::Null);
+    r.insert("patch_count".into(), Json::from(0));
+    r.insert("last_patched_at".into(), Json::Null);
+    r.insert("created_at".into(), Json::String(clock::isoformat(now)));
+    r.insert("state".into(), Json::String(STATE_ACTIVE.into()));
+    r.insert("pinned".into(), Json::Bool(false));
+    r.insert("archived_at".into(), Json::Null);
+    r
+}
+
+/// Reads the sidecar as Python's `load_usage` does: anything unreadable is empty.
+pub fn load(home: &Home) -> UsageMap {
+    load_path(&home.usage_json()).unwrap_or_default()
+}
+
+/// `None` when the file is missing or unusable.
+fn load_path(path: &Path) -> Option<UsageMap> {
+    let bytes = std::fs::read(path).ok()?;
+    let Json::Object(map) = serde_json::from_slice::<Json>(&bytes).ok()? else {
+        return None;
+    };
+    let records = map.into_iter().filter(|(_, v)| v.is_object()).collect();
+    Some(UsageMap { records })
+}
+
+/// Applies `change` to `name`'s record (a fresh one when missing) under the lock and writes
+/// the file back. `change` may refuse by returning an error, and then nothing is written.
+/// Returns the record as written (`None` for an empty name, which Python ignores).
+pub fn mutate(
+    home: &Home,
+    name: &str,
+    now: Timestamp,
+    change: impl FnOnce(&mut Record) -> Result<(), UsageError>,
+) -> Result<Option<Record>, UsageError> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let mut written = None;
+    update(home, |map| {
+        let mut record = map
+            .records
+            .get(name)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_else(|| empty_record(now));
+        change(&mut record)?;
+        map.records
+            .insert(name.to_string(), Json::Object(record.clone()));
+        written = Some(record);
+        Ok(true)
+    })?;
+    Ok(written)
+}
+
+/// Read-modify-write of the whole map under the lock; `change` returns whether to write.
+pub fn update(
+    home: &Home,
+    change: impl FnOnce(&mut UsageMap) -> Result<bool, UsageError>,
+) -> Result<(), UsageError> {
+    let path = home.usage_json();
+    let _lock = FileLock::acquire(&home.usage_lock())?;
+    let (mut map, corrupt) = match std::fs::metadata(&path) {
+        Ok(_) => match load_path(&path) {
+            Some(map) => (map, false),
+            None => (UsageMap::default(), true),
+        },
+        Err(_) => (UsageMap::default(), false),
+    };
+    if !change(&mut map)? {
+        return Ok(());
+    }
+    if corrupt {
+        // Python overwrites an unparsable sidecar with the new data; keep the old bytes
+        // beside it so a hand-edit gone wrong is not lost.
+        if let Ok(bytes) = read_file(&path) {
+            let _ = write_atomic(
+                &path.with_file_name(".usage.json.corrupt"),
+                &bytes,
+                FileMode::Private,
+            );
+        }
+    }
+    write_atomic(&path, map.to_python_json().as_bytes(), FileMode::Private)?;
+    Ok(())
+}
+
+/// Python's `int(value or 0)` for a counter.
+fn count(name: &str, record: &Record, key: &str) -> Result<i64, UsageError> {
+    let bad = |value: &Json| UsageError::NotACount {
+        name: name.to_string(),
+        key: key.to_string(),
+        value: value.to_string(),
+    };
+    let value = record.get(key).unwrap_or(&Json::Null);
+    match value {
+        Json::Null => Ok(0),
+        Json::Bool(b) => Ok(i64::from(*b)),
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Ok(i)
+            } else {
+                match n.as_f64() {
+                    Some(f) if f.is_finite() && f.abs() < 9.2e18 => Ok(f.trunc() as i64),
+                    _ => Err(bad(value)),
+                }
+            }
+        }
+        Json::String(s) if s.is_empty() => Ok(0),
+        Json::String(s) => s.trim().replace('_', "").parse().map_err(|_| bad(value)),
+        Json::Array(a) if a.is_empty() => Ok(0),
+        Json::Object(o) if o.is_empty() => Ok(0),
+        _ => Err(bad(value)),
+    }
+}
+
+/// A telemetry event on a skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// `skill_view` read it (counts as a view).
+    View,
+    /// It was loaded to act on (a `skill_view` call, a slash invocation, a cron run).
+    Use,
+    /// `skill_manage` changed it (edit, patch, write_file, remove_file).
+    Patch,
+}
+
+impl Event {
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Event::View => ("view_count", "last_viewed_at"),
+            Event::Use => ("use_count", "last_used_at"),
+            Event::Patch => ("patch_count", "last_patched_at"),
+        }
+    }
+}
+
+/// Bumps the counters of `events` on one record in one locked write (Python's `bump_view`,
+/// `bump_use`, `bump_patch`). Applies to every skill, whatever its provenance.
+pub fn bump(
+    home: &Home,
+    name: &str,
+    events: &[Event],
+    now: Timestamp,
+) -> Result<Option<Record>, UsageError> {
+    let stamp = clock::isoformat(now);
+    mutate(home, name, now, |record| {
+        let mut counts = Vec::with_capacity(events.len());
+        for event in events {
+            let (count_key, _) = event.keys();
+            counts.push(count(name, record, count_key)?);
+        }
+        for (event, n) in events.iter().zip(counts) {
+            let (count_key, time_key) = event.keys();
+            record.insert(count_key.into(), Json::from(n.saturating_add(1)));
+            record.insert(time_key.into(), Json::String(stamp.clone()));
+        }
+        Ok(())
+    })
+}
+
+/// Drops `name`'s record (a hard delete). Writes only when there was one.
+pub fn forget(home: &Home, name: &str) -> Result<(), UsageError> {
+    if name.is_empty() {
+        return Ok(());
+    }
+    update(home, |map| Ok(map.records.remove(name).is_some()))
+}
+
+/// Sets `created_by: "agent"`: the skill is curator-managed from now on.
+pub fn mark_agent_created(
+    home: &Home,
+    name: &str,
+    now: Timestamp,
+) -> Result<Option<Record>, UsageError> {
+    mutate(home, name, now, |r| {
+        r.insert("created_by".into(), Json::String("agent".into()));
+        Ok(())
+    })
+}
+
+/// Sets the lifecycle state: `archived` stamps `archived_at`, `active` clears it, `stale`
+/// leaves it. Any other state is ignored, as in Python.
+pub fn set_state(
+    home: &Home,
+    name: &str,
+    state: &str,
+    now: Timestamp,
+) -> Result<Option<Record>, UsageError> {
+    if ![STATE_ACTIVE, STATE_STALE, STATE_ARCHIVED].contains(&state) {
+        return Ok(None);
+    }
+    mutate(home, name, now, |r| {
+        r.insert("state".into(), Json::String(state.into()));
+        if state == STATE_ARCHIVED {
+            r.insert("archived_at".into(), Json::String(clock::isoformat(now)));
+        } else if state == STATE_ACTIVE {
+            r.insert("archived_at".into(), Json::Null);
+        }
+        Ok(())
+    })
+}
+
+pub fn set_pinned(
+    home: &Home,
+    name: &str,
+    pinned: bool,
+    now: Timestamp,
+) -> Result<Option<Record>, UsageError> {
+    mutate(home, name, now, |r| {
+        r.insert("pinned".into(), Json::Bool(pinned));
+        Ok(())
+    })
+}
+
+/// `_is_curator_managed_record`: `created_by == "agent"`, or the legacy `agent_created: true`.
+pub fn is_curator_managed(record: Option<&Record>) -> bool {
+    record.is_some_and(|r| {
+        r.get("created_by").and_then(Json::as_str) == Some("agent")
+            || r.get("agent_created") == Some(&Json::Bool(true))
+    })
+}
+
+/// Whether the record says the skill is pinned (`bool(rec.get("pinned"))`).
+pub fn is_pinned(record: Option<&Record>) -> bool {
+    record.and_then(|r| r.get("pinned")).is_some_and(truthy)
+}
+
+/// Python truthiness of a JSON value.
+pub fn truthy(value: &Json) -> bool {
+    match value {
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Json::String(s) => !s.is_empty(),
+        Json::Array(a) => !a.is_empty(),
+        Json::Object(o) => !o.is_empty(),
+    }
+}
+
+/// `latest_activity_at`: the newest of `last_used_at`, `last_viewed_at`, `last_patched_at`
+/// (compared as instants; naive times are UTC; unparsable ones ignored), as stored.
+pub fn latest_activity_at(record: &Record) -> Option<String> {
+    let mut latest: Option<(Timestamp, String)> = None;
+    for key in ["last_used_at", "last_viewed_at", "last_patched_at"] {
+        let Some(raw) = record.get(key).filter(|v| truthy(v)) else {
+            continue;
+        };
+        let text = match raw {
+            Json::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let Some(ts) = parse_iso(&text) else {
+            continue;
+        };
+        if latest.as_ref().is_none_or(|(best, _)| ts > *best) {
+            latest = Some((ts, text));
+        }
+    }
+    latest.map(|(_, text)| text)
+}
+
+/// `datetime.fromisoformat` as Hermes uses it (naive = UTC).
+pub fn parse_iso(text: &str) -> Option<Timestamp> {
+    clock::parse_timestamp(text)
+}
+
+/// `activity_count`: use + view + patch counts, ignoring values that are not numbers.
+pub fn activity_count(record: &Record) -> i64 {
+    ["use_count", "view_count", "patch_count"]
+        .iter()
+        .filter_map(|k| count("", record, k).ok())
+        .fold(0i64, i64::saturating_add)
+}
+
+/// A counter as a number for display (0 when missing or not a number).
+pub fn counter(record: Option<&Record>, key: &str) -> i64 {
+    record.and_then(|r| count("", r, key).ok()).unwrap_or(0)
+}
+
+/// The lifecycle state (`active` when missing).
+pub fn state(record: Option<&Record>) -> String {
+    record
+        .and_then(|r| r.get("state"))
+        .and_then(Json::as_str)
+        .unwrap_or(STATE_ACTIVE)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(text: &str) -> Timestamp {
+        clock::parse_timestamp(text).expect("timestamp")
+    }
+
+    #[test]
+    fn writes_like_python_json_dump() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let now = ts("2026-11-29T19:08:47.655155Z");
+        bump(&home, "démo", &[Event::View, Event::Use], now).expect("bump");
+        let text = std::fs::read_to_string(home.usage_json()).expect("read");
+        assert_eq!(
+            text,
+            "{\n  \"démo\": {\n    \"archived_at\": null,\n    \"created_at\": \"2026-11-29T19:08:47.655155+00:00\",\n    \"created_by\": null,\n    \"last_patched_at\": null,\n    \"last_used_at\": \"2026-11-29T19:08:47.655155+00:00\",\n    \"last_viewed_at\": \"2026-11-29T19:08:47.655155+00:00\",\n    \"patch_count\": 0,\n    \"pinned\": false,\n    \"state\": \"active\",\n    \"use_count\": 1,\n    \"view_count\": 1\n  }\n}"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.usage_json())
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert!(home.usage_lock().exists());
+    }
+
+    #[test]
+    fn tolerant_reads_and_unknown_keys_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        std::fs::write(
+            home.usage_json(),
+            r#"{"a": {"agent_created": true, "view_count": "2", "extra": [1]}, "b": 3}"#,
+        )
+        .expect("seed");
+        let map = load(&home);
+        assert!(map.get("b").is_none());
+        assert!(is_curator_managed(map.get("a")));
+        bump(&home, "a", &[Event::View], ts("2026-01-01T00:00:00Z")).expect("bump");
+        let map = load(&home);
+        let a = map.get("a").expect("a");
+        assert_eq!(a.get("view_count"), Some(&Json::from(3)));
+        assert_eq!(a.get("extra"), Some(&serde_json::json!([1])));
+        assert!(map.get("b").is_none());
+        std::fs::write(home.usage_json(), "not json").expect("garbage");
+        assert_eq!(load(&home), UsageMap::default());
+    }
+
+    #[test]
+    fn bad_counter_leaves_the_file_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        let before = r#"{"a": {"use_count": "many"}}"#;
+        std::fs::write(home.usage_json(), before).expect("seed");
+        let err = bump(&home, "a", &[Event::Use], ts("2026-01-01T00:00:00Z")).expect_err("bad");
+        assert!(matches!(err, UsageError::NotACount { .. }));
+        assert_eq!(
+            std::fs::read_to_string(home.usage_json()).expect("read"),
+            before
+        );
+    }
+
+    #[test]
+    fn latest_activity_compares_instants_and_keeps_the_text() {
+        let mut r = Record::new();
+        r.insert(
+            "last_used_at".into(),
+            Json::String("2026-01-01T10:00:00".into()),
+        );
+        r.insert(
+            "last_viewed_at".into(),
+            Json::String("2026-01-01T11:00:00+02:00".into()),
+        );
+        r.insert("last_patched_at".into(), Json::String("garbage".into()));
+        assert_eq!(
+            latest_activity_at(&r).as_deref(),
+            Some("2026-01-01T10:00:00")
+        );
+        r.insert("use_count".into(), Json::from(2));
+        r.insert("view_count".into(), Json::String("x".into()));
+        r.insert("patch_count".into(), Json::from(1.9));
+        assert_eq!(activity_count(&r), 3);
+    }
+
+    #[test]
+    fn forget_and_state() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let now = ts("2026-01-01T00:00:00Z");
+        set_state(&home, "a", STATE_ARCHIVED, now).expect("state");
+        let a = load(&home).get("a").cloned().expect("a");
+        assert_eq!(
+            a["archived_at"],
+            Json::String("2026-01-01T00:00:00+00:00".into())
+        );
+        set_state(&home, "a", STATE_ACTIVE, now).expect("state");
+        assert_eq!(load(&home).get("a").expect("a")["archived_at"], Json::Null);
+        forget(&home, "a").expect("forget");
+        assert_eq!(load(&home).to_python_json(), "{}");
+    }
+}
