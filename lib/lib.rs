@@ -8,4 +8,5 @@
 pub mod clock;
 pub mod home;
 pub mod io;
+pub mod sessions;
 pub mod yaml;

@@ -1,0 +1,110 @@
+//! The two upstream full-text tables: create, repopulate from `messages`, optimize, verify.
+
+use rusqlite::{Connection, Transaction};
+
+use super::schema::{FTS_TABLES, FTS_TEXT_SQL, FtsTable};
+
+/// Creates each missing upstream FTS table and trigger. Returns the names it created.
+pub fn ensure(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
+    let mut created = Vec::new();
+    for table in FTS_TABLES {
+        if !exists(conn, table.name)? {
+            created.push(table.name);
+        }
+        conn.execute_batch(table.create)?;
+        for (name, sql) in table.triggers {
+            if !exists(conn, name)? {
+                created.push(name);
+            }
+            conn.execute_batch(sql)?;
+        }
+    }
+    Ok(created)
+}
+
+/// The upstream triggers that are missing.
+pub fn missing_triggers(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
+    let mut missing = Vec::new();
+    for name in super::schema::upstream_trigger_names() {
+        if !exists(conn, name)? {
+            missing.push(name);
+        }
+    }
+    Ok(missing)
+}
+
+fn exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT 1 FROM sqlite_master WHERE name = ?1")?
+        .exists([name])
+}
+
+/// Re-derives one table from `messages`, as Python's `_rebuild_fts_indexes` does, but by
+/// dropping and recreating the table instead of deleting its rows: a `DELETE` on an FTS5
+/// table re-tokenises every stored document to remove it, which doubles the work. The
+/// table's triggers are on `messages`, so they survive; they are recreated if missing.
+/// Returns the rows indexed.
+pub fn repopulate(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u64> {
+    tx.execute_batch(&format!("DROP TABLE IF EXISTS {}", table.name))?;
+    tx.execute_batch(table.create)?;
+    for (_, sql) in table.triggers {
+        tx.execute_batch(sql)?;
+    }
+    let rows = tx.execute(
+        &format!(
+            "INSERT INTO {}(rowid, content) SELECT id, {FTS_TEXT_SQL} FROM messages",
+            table.name
+        ),
+        [],
+    )?;
+    Ok(rows as u64)
+}
+
+/// FTS5 `optimize` (merge every segment into one) on `table`. Changes only the layout.
+pub fn optimize(conn: &Connection, table: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        &format!("INSERT INTO {table}({table}) VALUES('optimize')"),
+        [],
+    )
+    .map(|_| ())
+}
+
+/// How one FTS table's rows compare with the messages they index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Consistency {
+    /// Index rows (the table's own content copy).
+    pub rows: u64,
+    /// Messages with no index row.
+    pub missing: u64,
+    /// Index rows whose message is gone.
+    pub orphaned: u64,
+    /// Index rows whose text differs from the message's current text.
+    pub stale: u64,
+}
+
+impl Consistency {
+    pub fn is_ok(&self) -> bool {
+        self.missing == 0 && self.orphaned == 0 && self.stale == 0
+    }
+}
+
+/// Compares an upstream table's content copy (`<name>_content`, columns `id`, `c0`) with the
+/// text each message should have there.
+pub fn consistency(conn: &Connection, table: &FtsTable) -> rusqlite::Result<Consistency> {
+    let content = format!("{}_content", table.name);
+    let count = |sql: String| -> rusqlite::Result<u64> {
+        conn.query_row(&sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+    };
+    Ok(Consistency {
+        rows: count(format!("SELECT count(*) FROM {content}"))?,
+        missing: count(format!(
+            "SELECT count(*) FROM messages m WHERE NOT EXISTS (SELECT 1 FROM {content} c WHERE c.id = m.id)"
+        ))?,
+        orphaned: count(format!(
+            "SELECT count(*) FROM {content} c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.id)"
+        ))?,
+        stale: count(format!(
+            "SELECT count(*) FROM messages JOIN {content} c ON c.id = messages.id WHERE c.c0 IS NOT ({FTS_TEXT_SQL})"
+        ))?,
+    })
+}

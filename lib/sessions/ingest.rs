@@ -1,0 +1,745 @@
+//! `hermes-index ingest`: JSONL in, rows out, in large transactions.
+//!
+//! A parser thread reads and validates lines (and tokenises CJK text) while the writer
+//! thread holds the database; each batch of about 20,000 messages is written in one
+//! `BEGIN IMMEDIATE` transaction that first catches the CJK index up with whatever other
+//! writers appended, so the watermark can then move past our own rows.
+//!
+//! Guarantees:
+//! - Idempotent: an existing session is enriched (NULL columns filled), never duplicated;
+//!   a message already present (same session, role, timestamp and content) is skipped.
+//! - Sessions before messages, parents before children: a child whose parent has not been
+//!   seen yet is stored detached and attached when the parent arrives (later in the input);
+//!   a parent that never arrives leaves it detached, with a warning, as Python's import does.
+//! - A batch is written whole or not at all. A bad line stops the run before its batch is
+//!   written (earlier batches stay: running again after the fix is idempotent), or, with
+//!   `keep_going`, is reported and left out.
+//! - Exported message ids are kept when they are all free, so a restore into an empty home
+//!   reproduces every row, ids included, and `match_message_id` references stay valid.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::time::Instant;
+
+use rusqlite::types::Value as Sql;
+use rusqlite::{OptionalExtension, Transaction, params_from_iter};
+
+use super::cjk_index;
+use super::db::Db;
+use super::error::{Error, Result};
+use super::record::{Columns, Item, MessageRow, parse_line};
+use crate::io::jsonl::{JsonlError, Records};
+
+/// How to ingest.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Report bad lines and go on instead of stopping at the first.
+    pub keep_going: bool,
+    /// Messages per transaction.
+    pub batch_messages: usize,
+    /// The time (epoch seconds) given to messages and sessions without one.
+    pub now: f64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            keep_going: false,
+            batch_messages: 20_000,
+            now: 0.0,
+        }
+    }
+}
+
+/// The record `ingest` ends with (CLI contract: `sessions`, `messages`, `skipped`, `seconds`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Summary {
+    /// Sessions created.
+    pub sessions: u64,
+    /// Messages inserted.
+    pub messages: u64,
+    /// Messages skipped because they were already present.
+    pub skipped: u64,
+    pub seconds: f64,
+    /// Lines left out with `keep_going`.
+    #[serde(skip)]
+    pub bad_lines: u64,
+}
+
+/// Callbacks for what a person watching should see.
+pub struct Observer<'a> {
+    /// Input bytes read so far.
+    pub progress: &'a (dyn Fn(u64) + Sync),
+    /// A warning line (a skipped bad line, a detached session, a dropped duplicate title).
+    pub warn: &'a (dyn Fn(&str) + Sync),
+}
+
+enum Chunk {
+    Batch(Vec<Item>),
+    Bad { line: usize, message: String },
+    Failed(std::io::Error),
+}
+
+/// Ingests `input` into `db` (whose schema must already be v22).
+pub fn ingest(
+    db: &mut Db,
+    input: Box<dyn BufRead + Send>,
+    options: Options,
+    observer: &Observer<'_>,
+) -> Result<Summary> {
+    let started = Instant::now();
+    db.require_writable_schema()?;
+    db.conn().set_prepared_statement_cache_capacity(64);
+    let (columns, message_columns) = live_columns(db)?;
+    let columns = Arc::new(columns);
+    let read = Arc::new(AtomicU64::new(0));
+    db.conn()
+        .execute_batch("PRAGMA temp_store = MEMORY")
+        .map_err(|e| db.err("configuring temporary storage", e))?;
+    let mut writer = Writer::new(options, message_columns);
+    let outcome = std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = sync_channel::<Chunk>(2);
+        let parser_columns = Arc::clone(&columns);
+        let counter = Arc::clone(&read);
+        scope.spawn(move || parse(input, counter, &parser_columns, options, tx));
+        writer.run(db, rx, &read, observer)
+    });
+    outcome?;
+    writer.finish(observer);
+    let mut summary = writer.summary;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The live column names of `sessions` and `messages`, and `messages`'s in table order.
+fn live_columns(db: &Db) -> Result<(Columns, Vec<String>)> {
+    let names = |table: &str| -> Result<Vec<String>> {
+        let mut stmt = db
+            .conn()
+            .prepare(&format!("PRAGMA table_info({table})"))
+            .map_err(|e| db.err("reading columns", e))?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(1))
+            .map_err(|e| db.err("reading columns", e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| db.err("reading columns", e))
+    };
+    let messages = names("messages")?;
+    Ok((
+        Columns {
+            sessions: names("sessions")?.into_iter().collect(),
+            messages: messages.iter().cloned().collect(),
+        },
+        messages,
+    ))
+}
+
+/// Counts the bytes a reader hands out.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.count.fetch_add(amt as u64, Ordering::Relaxed);
+        self.inner.consume(amt);
+    }
+}
+
+/// The parser thread: lines → validated items → batches.
+fn parse(
+    input: Box<dyn BufRead + Send>,
+    count: Arc<AtomicU64>,
+    columns: &Columns,
+    options: Options,
+    out: SyncSender<Chunk>,
+) {
+    let reader = Counting {
+        inner: input,
+        count,
+    };
+    let mut batch: Vec<Item> = Vec::new();
+    let mut messages = 0usize;
+    for record in Records::new(reader) {
+        let item = match record {
+            Ok(record) => {
+                parse_line(record.line, record.value, columns).map_err(|m| (record.line, m))
+            }
+            Err(JsonlError::BadLine { line, message }) => Err((line, message)),
+            Err(JsonlError::Io(e)) => {
+                let _ = out.send(Chunk::Failed(e));
+                return;
+            }
+        };
+        match item {
+            Ok(mut item) => {
+                fill_timestamps(&mut item, options.now);
+                messages += item.messages.len().max(1);
+                batch.push(item);
+                if messages >= options.batch_messages {
+                    if out.send(Chunk::Batch(std::mem::take(&mut batch))).is_err() {
+                        return;
+                    }
+                    messages = 0;
+                }
+            }
+            Err((line, message)) => {
+                let stop = !options.keep_going;
+                if out.send(Chunk::Bad { line, message }).is_err() || stop {
+                    return;
+                }
+            }
+        }
+    }
+    if !batch.is_empty() {
+        let _ = out.send(Chunk::Batch(batch));
+    }
+}
+
+/// Gives messages without a timestamp one from a running clock that starts at `now` and
+/// always moves past the previous message, as Python's `_insert_message_rows` does.
+fn fill_timestamps(item: &mut Item, now: f64) {
+    let mut clock = now;
+    for m in &mut item.messages {
+        let ts = *m.timestamp.get_or_insert(clock);
+        clock = (clock + 1e-6).max(ts + 1e-6);
+    }
+}
+
+/// What one batch did, published only after its transaction committed.
+#[derive(Default)]
+struct BatchOut {
+    sessions: u64,
+    messages: u64,
+    skipped: u64,
+    warnings: Vec<String>,
+    waiting: BTreeMap<String, Vec<(String, usize)>>,
+}
+
+struct Writer {
+    options: Options,
+    stage: Stage,
+    summary: Summary,
+    /// Parent id → children stored detached until it arrives (with the child's line).
+    waiting: BTreeMap<String, Vec<(String, usize)>>,
+}
+
+impl Writer {
+    fn new(options: Options, columns: Vec<String>) -> Writer {
+        Writer {
+            options,
+            stage: Stage::new(columns),
+            summary: Summary::default(),
+            waiting: BTreeMap::new(),
+        }
+    }
+
+    fn run(
+        &mut self,
+        db: &mut Db,
+        rx: Receiver<Chunk>,
+        read: &AtomicU64,
+        observer: &Observer<'_>,
+    ) -> Result<()> {
+        let path = db.path().to_path_buf();
+        for chunk in rx {
+            match chunk {
+                Chunk::Batch(items) => {
+                    let now = self.options.now;
+                    let waiting = &self.waiting;
+                    let stage = &self.stage;
+                    let out = db.write(|tx| {
+                        write_batch(tx, &items, waiting, stage, now)
+                            .map_err(|e| Error::sql(&path, "writing a batch", e))
+                    })?;
+                    self.summary.sessions += out.sessions;
+                    self.summary.messages += out.messages;
+                    self.summary.skipped += out.skipped;
+                    self.waiting = out.waiting;
+                    for warning in &out.warnings {
+                        (observer.warn)(warning);
+                    }
+                }
+                Chunk::Bad { line, message } => {
+                    if !self.options.keep_going {
+                        return Err(Error::BadLine { line, message });
+                    }
+                    self.summary.bad_lines += 1;
+                    (observer.warn)(&format!("line {line}: {message} (skipped)"));
+                }
+                Chunk::Failed(e) => return Err(Error::Input(e)),
+            }
+            (observer.progress)(read.load(Ordering::Relaxed));
+        }
+        (observer.progress)(read.load(Ordering::Relaxed));
+        Ok(())
+    }
+
+    fn finish(&mut self, observer: &Observer<'_>) {
+        for (parent, children) in &self.waiting {
+            for (child, line) in children {
+                (observer.warn)(&format!(
+                    "line {line}: session {child}: parent {parent} is in neither state.db nor the input; stored without a parent"
+                ));
+            }
+        }
+    }
+}
+
+/// The live `messages` columns in table order, and where each goes in a staged row.
+struct Stage {
+    columns: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Stage {
+    fn new(columns: Vec<String>) -> Stage {
+        let index = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), i))
+            .collect();
+        Stage { columns, index }
+    }
+}
+
+/// Columns every staged message sets (the rest take their default unless a row sets them).
+const BASE_COLUMNS: [&str; 8] = [
+    "id",
+    "session_id",
+    "role",
+    "content",
+    "timestamp",
+    "active",
+    "compacted",
+    "observed",
+];
+
+/// Writes one batch inside `tx`. Pure over its inputs, so the transaction can be retried.
+///
+/// Messages are staged in a TEMP table and moved into `messages` by one `INSERT … SELECT`:
+/// FTS5 flushes its in-memory index to a new segment at every statement savepoint, so one
+/// statement per message (each opens a savepoint, because the triggers write other tables)
+/// leaves one tiny segment per message to merge, about 6× the work of a bulk insert.
+fn write_batch(
+    tx: &Transaction<'_>,
+    items: &[Item],
+    waiting: &BTreeMap<String, Vec<(String, usize)>>,
+    stage: &Stage,
+    now: f64,
+) -> rusqlite::Result<BatchOut> {
+    let synced = cjk_index::sync(tx, &|_| {})?;
+    let watermark = synced.watermark;
+    let mut out = BatchOut {
+        waiting: waiting.clone(),
+        ..BatchOut::default()
+    };
+    tx.execute_batch(&format!(
+        "CREATE TEMP TABLE IF NOT EXISTS hermes_ingest_stage ({});
+         DELETE FROM temp.hermes_ingest_stage;",
+        stage
+            .columns
+            .iter()
+            .map(|c| format!("\"{}\"", c.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))?;
+    // AUTOINCREMENT's next id; we hand ids out ourselves so the CJK documents can be written
+    // with them, exactly as SQLite would have (max of the sequence and the largest id, + 1).
+    let mut next_id: i64 = tx.query_row(
+        "SELECT max(COALESCE((SELECT max(id) FROM messages), 0),
+                    COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)) + 1",
+        [],
+        |r| r.get(0),
+    )?;
+    let mut batch = Batch {
+        seen: HashSet::new(),
+        ids: HashSet::new(),
+        used: vec![false; stage.columns.len()],
+        docs: Vec::new(),
+        staged: 0,
+    };
+    for name in BASE_COLUMNS {
+        if let Some(&i) = stage.index.get(name) {
+            batch.used[i] = true;
+        }
+    }
+    for item in items {
+        write_item(tx, item, stage, now, &mut next_id, &mut batch, &mut out)?;
+    }
+    if batch.staged > 0 {
+        let names: Vec<String> = stage
+            .columns
+            .iter()
+            .zip(&batch.used)
+            .filter(|(_, used)| **used)
+            .map(|(c, _)| format!("\"{}\"", c.replace('"', "\"\"")))
+            .collect();
+        let names = names.join(", ");
+        tx.execute(
+            &format!("INSERT INTO main.messages ({names}) SELECT {names} FROM temp.hermes_ingest_stage ORDER BY id"),
+            [],
+        )?;
+        tx.execute("DELETE FROM temp.hermes_ingest_stage", [])?;
+    }
+    let mut insert_doc = tx.prepare_cached(cjk_index::INSERT_DOC)?;
+    let mut unlog = tx.prepare_cached("DELETE FROM messages_fts_cjk_pending WHERE id = ?1")?;
+    for (id, doc) in &batch.docs {
+        if let Some(doc) = doc {
+            insert_doc.execute((id, doc))?;
+        }
+        if *id <= watermark {
+            // A kept export id at or below the watermark: our insert trigger logged it,
+            // and it is indexed now.
+            unlog.execute([id])?;
+        }
+    }
+    let max_id: i64 = tx.query_row("SELECT COALESCE(max(id), 0) FROM messages", [], |r| {
+        r.get(0)
+    })?;
+    cjk_index::set_watermark(tx, max_id.max(watermark))?;
+    Ok(out)
+}
+
+/// What one batch has staged so far.
+struct Batch<'a> {
+    /// Messages staged in this batch, for duplicates within it.
+    seen: HashSet<(&'a str, DupKey<'a>)>,
+    /// Ids handed out in this batch.
+    ids: HashSet<i64>,
+    /// Stage columns some row set.
+    used: Vec<bool>,
+    /// Every staged message's id and CJK document.
+    docs: Vec<(i64, Option<&'a str>)>,
+    staged: u64,
+}
+
+fn write_item<'a>(
+    tx: &Transaction<'_>,
+    item: &'a Item,
+    stage: &Stage,
+    now: f64,
+    next_id: &mut i64,
+    batch: &mut Batch<'a>,
+    out: &mut BatchOut,
+) -> rusqlite::Result<()> {
+    let session = &item.session;
+    let existed = tx
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .exists([&session.id])?;
+    if existed {
+        enrich_session(tx, item)?;
+    } else {
+        insert_session(tx, item, now, out)?;
+        out.sessions += 1;
+    }
+    attach_parent(tx, item, out)?;
+    if let Some(children) = out.waiting.remove(&session.id) {
+        for (child, line) in children {
+            link(tx, &child, &session.id, line, out)?;
+        }
+    }
+
+    // Messages: drop the ones already present (stored before, or staged earlier in this
+    // batch), then keep their exported ids only if every one is free, so a session's
+    // transcript order (by id) is never scrambled.
+    let mut fresh: Vec<&'a MessageRow> = Vec::with_capacity(item.messages.len());
+    {
+        let mut dup = tx.prepare_cached(
+            "SELECT 1 FROM messages WHERE session_id = ?1 AND timestamp = ?2 AND role = ?3 AND content IS ?4 LIMIT 1",
+        )?;
+        for m in &item.messages {
+            let ts = m.timestamp.unwrap_or(now);
+            if !batch.seen.insert((session.id.as_str(), DupKey::new(m, ts)))
+                || dup.exists(rusqlite::params![&session.id, ts, &m.role, &m.content])?
+            {
+                out.skipped += 1;
+            } else {
+                fresh.push(m);
+            }
+        }
+    }
+    let keep_ids = !fresh.is_empty() && {
+        let mut taken = tx.prepare_cached("SELECT 1 FROM messages WHERE id = ?1")?;
+        let mut mine = HashSet::with_capacity(fresh.len());
+        let mut ok = true;
+        for m in &fresh {
+            match m.id {
+                Some(id)
+                    if mine.insert(id) && !batch.ids.contains(&id) && !taken.exists([id])? => {}
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        ok
+    };
+    let mut stage_row = tx.prepare_cached(&format!(
+        "INSERT INTO temp.hermes_ingest_stage VALUES ({})",
+        (1..=stage.columns.len())
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))?;
+    let (mut inserted, mut tool_calls) = (0i64, 0i64);
+    for m in &fresh {
+        let id = match (keep_ids, m.id) {
+            (true, Some(id)) => id,
+            _ => {
+                while batch.ids.contains(next_id) {
+                    *next_id += 1;
+                }
+                *next_id
+            }
+        };
+        batch.ids.insert(id);
+        *next_id = (*next_id).max(id + 1);
+        let mut row = vec![Sql::Null; stage.columns.len()];
+        let mut set = |name: &str, value: Sql, used: &mut Vec<bool>| {
+            if let Some(&i) = stage.index.get(name) {
+                row[i] = value;
+                used[i] = true;
+            }
+        };
+        set("id", Sql::Integer(id), &mut batch.used);
+        set("session_id", Sql::Text(session.id.clone()), &mut batch.used);
+        set("role", Sql::Text(m.role.clone()), &mut batch.used);
+        set("content", m.content.clone(), &mut batch.used);
+        set(
+            "timestamp",
+            Sql::Real(m.timestamp.unwrap_or(now)),
+            &mut batch.used,
+        );
+        for (name, value) in &m.columns {
+            set(name, value.clone(), &mut batch.used);
+        }
+        stage_row.execute(params_from_iter(row))?;
+        batch.docs.push((id, m.cjk.as_deref()));
+        batch.staged += 1;
+        inserted += 1;
+        tool_calls += m.tool_calls;
+    }
+    out.messages += inserted as u64;
+
+    if !existed && item.is_session_object {
+        let messages = session.message_count.unwrap_or(inserted);
+        let calls = session.tool_call_count.unwrap_or(tool_calls);
+        tx.prepare_cached(
+            "UPDATE sessions SET message_count = ?1, tool_call_count = ?2 WHERE id = ?3",
+        )?
+        .execute(rusqlite::params![messages, calls, &session.id])?;
+    } else if inserted > 0 {
+        tx.prepare_cached(
+            "UPDATE sessions SET message_count = message_count + ?1, tool_call_count = tool_call_count + ?2 WHERE id = ?3",
+        )?
+        .execute(rusqlite::params![inserted, tool_calls, &session.id])?;
+    }
+    Ok(())
+}
+
+fn insert_session(
+    tx: &Transaction<'_>,
+    item: &Item,
+    now: f64,
+    out: &mut BatchOut,
+) -> rusqlite::Result<()> {
+    let s = &item.session;
+    let source = Sql::Text(s.default_source.to_string());
+    let started = Sql::Real(s.fallback_started_at.unwrap_or(now));
+    let mut names: Vec<&str> = vec!["id"];
+    let id = Sql::Text(s.id.clone());
+    let mut values: Vec<&Sql> = vec![&id];
+    if s.column("source").is_none() {
+        names.push("source");
+        values.push(&source);
+    }
+    if s.column("started_at").is_none() {
+        names.push("started_at");
+        values.push(&started);
+    }
+    let title_taken = title_conflict(tx, s.column("title"), &s.id)?;
+    for (name, value) in &s.columns {
+        if name == "title" && title_taken {
+            out.warnings.push(format!(
+                "line {}: session {}: title {} belongs to another session; stored without it",
+                item.line,
+                s.id,
+                display(value)
+            ));
+            continue;
+        }
+        names.push(name);
+        values.push(value);
+    }
+    let sql = format!(
+        "INSERT INTO sessions ({}) VALUES ({})",
+        names
+            .iter()
+            .map(|n| format!("\"{n}\""))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (1..=names.len())
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
+    Ok(())
+}
+
+/// Fills the NULL columns of an existing session (Python's `create_session` upsert).
+fn enrich_session(tx: &Transaction<'_>, item: &Item) -> rusqlite::Result<()> {
+    let s = &item.session;
+    let mut sets = Vec::new();
+    let mut values: Vec<&Sql> = Vec::new();
+    let title_taken = title_conflict(tx, s.column("title"), &s.id)?;
+    for (name, value) in &s.columns {
+        if matches!(value, Sql::Null) || (name == "title" && title_taken) {
+            continue;
+        }
+        values.push(value);
+        sets.push(format!(
+            "\"{name}\" = COALESCE(\"{name}\", ?{})",
+            values.len()
+        ));
+    }
+    if sets.is_empty() {
+        return Ok(());
+    }
+    let id = Sql::Text(s.id.clone());
+    values.push(&id);
+    let sql = format!(
+        "UPDATE sessions SET {} WHERE id = ?{}",
+        sets.join(", "),
+        values.len()
+    );
+    tx.prepare_cached(&sql)?.execute(params_from_iter(values))?;
+    Ok(())
+}
+
+/// Whether `title` is held by a session other than `id` (the unique title index would
+/// reject the whole batch otherwise).
+fn title_conflict(tx: &Transaction<'_>, title: Option<&Sql>, id: &str) -> rusqlite::Result<bool> {
+    let Some(Sql::Text(title)) = title else {
+        return Ok(false);
+    };
+    let holder: Option<String> = tx
+        .prepare_cached("SELECT id FROM sessions WHERE title = ?1")?
+        .query_row([title], |r| r.get(0))
+        .optional()?;
+    Ok(holder.is_some_and(|h| h != id))
+}
+
+fn display(value: &Sql) -> String {
+    match value {
+        Sql::Text(s) => format!("{s:?}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Sets the session's parent when the line names one and the session has none yet; a parent
+/// not stored yet is waited for.
+fn attach_parent(tx: &Transaction<'_>, item: &Item, out: &mut BatchOut) -> rusqlite::Result<()> {
+    let Some(parent) = &item.session.parent else {
+        return Ok(());
+    };
+    let current: Option<String> = tx
+        .prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")?
+        .query_row([&item.session.id], |r| r.get(0))?;
+    if current.is_some() {
+        return Ok(());
+    }
+    let parent_exists = tx
+        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+        .exists([parent])?;
+    if parent_exists {
+        link(tx, &item.session.id, parent, item.line, out)
+    } else {
+        let children = out.waiting.entry(parent.clone()).or_default();
+        if !children.iter().any(|(c, _)| c == &item.session.id) {
+            children.push((item.session.id.clone(), item.line));
+        }
+        Ok(())
+    }
+}
+
+/// Points `child` at `parent` unless that would close a cycle.
+fn link(
+    tx: &Transaction<'_>,
+    child: &str,
+    parent: &str,
+    line: usize,
+    out: &mut BatchOut,
+) -> rusqlite::Result<()> {
+    let mut cursor = Some(parent.to_string());
+    let mut hops = 0;
+    while let Some(id) = cursor {
+        if id == child || hops > 10_000 {
+            out.warnings.push(format!(
+                "line {line}: session {child}: parent {parent} would make a cycle; stored without a parent"
+            ));
+            return Ok(());
+        }
+        cursor = tx
+            .prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")?
+            .query_row([&id], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten();
+        hops += 1;
+    }
+    tx.prepare_cached(
+        "UPDATE sessions SET parent_session_id = ?1 WHERE id = ?2 AND parent_session_id IS NULL",
+    )?
+    .execute([parent, child])?;
+    Ok(())
+}
+
+/// The duplicate key of a message within one item: role, exact timestamp, stored content.
+#[derive(Hash, PartialEq, Eq)]
+struct DupKey<'a> {
+    role: &'a str,
+    timestamp: u64,
+    content: ContentKey<'a>,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+enum ContentKey<'a> {
+    Null,
+    Integer(i64),
+    Real(u64),
+    Text(&'a str),
+    Blob(&'a [u8]),
+}
+
+impl<'a> DupKey<'a> {
+    fn new(m: &'a MessageRow, timestamp: f64) -> DupKey<'a> {
+        DupKey {
+            role: &m.role,
+            timestamp: timestamp.to_bits(),
+            content: match &m.content {
+                Sql::Null => ContentKey::Null,
+                Sql::Integer(i) => ContentKey::Integer(*i),
+                Sql::Real(f) => ContentKey::Real(f.to_bits()),
+                Sql::Text(s) => ContentKey::Text(s),
+                Sql::Blob(b) => ContentKey::Blob(b),
+            },
+        }
+    }
+}
