@@ -148,10 +148,7 @@ pub fn resolve_session_id(db: &Db, wanted: &str) -> Result<Option<String>> {
 }
 
 fn column_names(stmt: &Statement<'_>) -> Vec<String> {
-    stmt.column_names()
-        .into_iter()
-        .map(str::to_string)
-        .collect()
+    stmt.column_names().map(str::to_string).collect()
 }
 
 fn message_rows(stmt: &mut Statement<'_>, session_id: &str) -> rusqlite::Result<Vec<Value>> {

@@ -59,6 +59,72 @@ pub fn repopulate(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u6
     Ok(rows as u64)
 }
 
+/// Empties `table` and refills it from `messages` without recreating it: Python's
+/// `_rebuild_fts_indexes`. Slower than [`repopulate`] on a full table (each deleted row is
+/// re-tokenised), but the table keeps its place in the schema; used where Python uses it.
+pub fn refill_in_place(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u64> {
+    let is_empty = !tx
+        .prepare(&format!("SELECT 1 FROM {} LIMIT 1", table.name))?
+        .exists([])?;
+    if !is_empty {
+        tx.execute(&format!("DELETE FROM {}", table.name), [])?;
+    }
+    let rows = tx.execute(
+        &format!(
+            "INSERT INTO {}(rowid, content) SELECT id, {FTS_TEXT_SQL} FROM messages",
+            table.name
+        ),
+        [],
+    )?;
+    Ok(rows as u64)
+}
+
+/// How [`rebuild`] re-derived a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rebuild {
+    /// The table's stored text equalled every message's: FTS5 `rebuild` re-derived the
+    /// inverted index from it (Python's `rebuild_fts`).
+    Rederived,
+    /// The stored text differed (or the table was unreadable): refilled from `messages`
+    /// (Python's `_rebuild_fts_indexes`).
+    Repopulated,
+}
+
+/// Re-derives `table` from the messages table, the cheap way when it can: the table keeps
+/// its own copy of each message's text, and when one indexed join shows that copy equal to
+/// the text of every message (same ids, same text), rebuilding the inverted index from it
+/// gives exactly the index a refill would, without rewriting the copy. Returns the rows.
+pub fn rebuild(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<(u64, Rebuild)> {
+    if let Ok(true) = copy_matches_messages(tx, table) {
+        tx.execute(
+            &format!("INSERT INTO {0}({0}) VALUES('rebuild')", table.name),
+            [],
+        )?;
+        for (_, sql) in table.triggers {
+            tx.execute_batch(sql)?;
+        }
+        let rows: i64 = tx.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))?;
+        return Ok((rows as u64, Rebuild::Rederived));
+    }
+    Ok((repopulate(tx, table)?, Rebuild::Repopulated))
+}
+
+/// Whether `<table>_content` holds exactly one row per message, with the message's text.
+fn copy_matches_messages(conn: &Connection, table: &FtsTable) -> rusqlite::Result<bool> {
+    if !exists(conn, table.name)? {
+        return Ok(false);
+    }
+    let content = format!("{}_content", table.name);
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0));
+    let messages = count("SELECT count(*) FROM messages")?;
+    let copies = count(&format!("SELECT count(*) FROM {content}"))?;
+    // With equal counts, every message matching a row of its own id leaves no row over.
+    let differing = count(&format!(
+        "SELECT count(*) FROM messages LEFT JOIN {content} AS c ON c.id = messages.id WHERE c.c0 IS NOT ({FTS_TEXT_SQL})"
+    ))?;
+    Ok(messages == copies && differing == 0)
+}
+
 /// FTS5 `optimize` (merge every segment into one) on `table`. Changes only the layout.
 pub fn optimize(conn: &Connection, table: &str) -> rusqlite::Result<()> {
     conn.execute(

@@ -17,7 +17,8 @@
 //! - Exported message ids are kept when they are all free, so a restore into an empty home
 //!   reproduces every row, ids included, and `match_message_id` references stay valid.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,12 +26,12 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Instant;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{OptionalExtension, Transaction, params_from_iter};
+use rusqlite::{OptionalExtension, Statement, Transaction, params_from_iter};
 
-use super::cjk_index;
 use super::db::Db;
 use super::error::{Error, Result};
 use super::record::{Columns, Item, MessageRow, parse_line};
+use super::{cjk_index, fts, schema};
 use crate::io::jsonl::{JsonlError, Records};
 
 /// How to ingest.
@@ -93,13 +94,14 @@ pub fn ingest(
     let started = Instant::now();
     db.require_writable_schema()?;
     db.conn().set_prepared_statement_cache_capacity(64);
-    let (columns, message_columns) = live_columns(db)?;
-    let columns = Arc::new(columns);
+    let columns = Arc::new(live_columns(db)?);
     let read = Arc::new(AtomicU64::new(0));
+    // A page cache large enough that a batch's dirty pages are not spilled to the WAL
+    // mid-transaction (connection-local; Python's connections keep their own).
     db.conn()
-        .execute_batch("PRAGMA temp_store = MEMORY")
-        .map_err(|e| db.err("configuring temporary storage", e))?;
-    let mut writer = Writer::new(options, message_columns);
+        .execute_batch("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = NORMAL")
+        .map_err(|e| db.err("configuring the page cache", e))?;
+    let mut writer = Writer::new(options);
     let outcome = std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = sync_channel::<Chunk>(2);
         let parser_columns = Arc::clone(&columns);
@@ -114,8 +116,8 @@ pub fn ingest(
     Ok(summary)
 }
 
-/// The live column names of `sessions` and `messages`, and `messages`'s in table order.
-fn live_columns(db: &Db) -> Result<(Columns, Vec<String>)> {
+/// The live column names of `sessions` and `messages`.
+fn live_columns(db: &Db) -> Result<Columns> {
     let names = |table: &str| -> Result<Vec<String>> {
         let mut stmt = db
             .conn()
@@ -127,14 +129,10 @@ fn live_columns(db: &Db) -> Result<(Columns, Vec<String>)> {
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| db.err("reading columns", e))
     };
-    let messages = names("messages")?;
-    Ok((
-        Columns {
-            sessions: names("sessions")?.into_iter().collect(),
-            messages: messages.iter().cloned().collect(),
-        },
-        messages,
-    ))
+    Ok(Columns {
+        sessions: names("sessions")?.into_iter().collect(),
+        messages: names("messages")?.into_iter().collect(),
+    })
 }
 
 /// Counts the bytes a reader hands out.
@@ -234,17 +232,15 @@ struct BatchOut {
 
 struct Writer {
     options: Options,
-    stage: Stage,
     summary: Summary,
     /// Parent id → children stored detached until it arrives (with the child's line).
     waiting: BTreeMap<String, Vec<(String, usize)>>,
 }
 
 impl Writer {
-    fn new(options: Options, columns: Vec<String>) -> Writer {
+    fn new(options: Options) -> Writer {
         Writer {
             options,
-            stage: Stage::new(columns),
             summary: Summary::default(),
             waiting: BTreeMap::new(),
         }
@@ -263,9 +259,8 @@ impl Writer {
                 Chunk::Batch(items) => {
                     let now = self.options.now;
                     let waiting = &self.waiting;
-                    let stage = &self.stage;
                     let out = db.write(|tx| {
-                        write_batch(tx, &items, waiting, stage, now)
+                        write_batch(tx, &items, waiting, now)
                             .map_err(|e| Error::sql(&path, "writing a batch", e))
                     })?;
                     self.summary.sessions += out.sessions;
@@ -302,46 +297,19 @@ impl Writer {
     }
 }
 
-/// The live `messages` columns in table order, and where each goes in a staged row.
-struct Stage {
-    columns: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Stage {
-    fn new(columns: Vec<String>) -> Stage {
-        let index = columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.clone(), i))
-            .collect();
-        Stage { columns, index }
-    }
-}
-
-/// Columns every staged message sets (the rest take their default unless a row sets them).
-const BASE_COLUMNS: [&str; 8] = [
-    "id",
-    "session_id",
-    "role",
-    "content",
-    "timestamp",
-    "active",
-    "compacted",
-    "observed",
-];
-
 /// Writes one batch inside `tx`. Pure over its inputs, so the transaction can be retried.
 ///
-/// Messages are staged in a TEMP table and moved into `messages` by one `INSERT … SELECT`:
-/// FTS5 flushes its in-memory index to a new segment at every statement savepoint, so one
-/// statement per message (each opens a savepoint, because the triggers write other tables)
-/// leaves one tiny segment per message to merge, about 6× the work of a bulk insert.
+/// The full-text tables are filled by one `INSERT … SELECT` per table for the whole batch,
+/// with the upstream triggers' exact text expression, instead of by the triggers row by row:
+/// FTS5 flushes its in-memory index to a new segment at every statement savepoint, and an
+/// `INSERT` whose triggers write an FTS table opens one, so a row-by-row insert leaves one
+/// tiny segment per message to merge (about 6× the work). The triggers are dropped at the
+/// start of the transaction and recreated, with their exact upstream text, before it
+/// commits; no other connection can see the moment in between.
 fn write_batch(
     tx: &Transaction<'_>,
     items: &[Item],
     waiting: &BTreeMap<String, Vec<(String, usize)>>,
-    stage: &Stage,
     now: f64,
 ) -> rusqlite::Result<BatchOut> {
     let synced = cjk_index::sync(tx, &|_| {})?;
@@ -350,18 +318,11 @@ fn write_batch(
         waiting: waiting.clone(),
         ..BatchOut::default()
     };
-    tx.execute_batch(&format!(
-        "CREATE TEMP TABLE IF NOT EXISTS hermes_ingest_stage ({});
-         DELETE FROM temp.hermes_ingest_stage;",
-        stage
-            .columns
-            .iter()
-            .map(|c| format!("\"{}\"", c.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))?;
-    // AUTOINCREMENT's next id; we hand ids out ourselves so the CJK documents can be written
-    // with them, exactly as SQLite would have (max of the sequence and the largest id, + 1).
+    for name in schema::upstream_trigger_names().chain([cjk_index::TRIGGERS[0].0]) {
+        tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))?;
+    }
+    // AUTOINCREMENT's next id, handed out by us so each row's CJK document can be written
+    // with it: the larger of the sequence and the largest id, plus one, as SQLite does.
     let mut next_id: i64 = tx.query_row(
         "SELECT max(COALESCE((SELECT max(id) FROM messages), 0),
                     COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)) + 1",
@@ -369,35 +330,61 @@ fn write_batch(
         |r| r.get(0),
     )?;
     let mut batch = Batch {
-        seen: HashSet::new(),
-        ids: HashSet::new(),
-        used: vec![false; stage.columns.len()],
+        seen: HashSet::default(),
+        created: HashSet::default(),
         docs: Vec::new(),
-        staged: 0,
     };
-    for name in BASE_COLUMNS {
-        if let Some(&i) = stage.index.get(name) {
-            batch.used[i] = true;
+    let mut insert = LastInsert {
+        columns: Vec::new(),
+        statement: None,
+    };
+    for item in items {
+        write_item(
+            tx,
+            item,
+            now,
+            &mut next_id,
+            &mut batch,
+            &mut insert,
+            &mut out,
+        )?;
+    }
+    drop(insert);
+    if let (Some(first), Some(last)) = (batch.docs.first(), batch.docs.last()) {
+        // Fresh ids are handed out in order, so a batch is usually one id range; kept
+        // export ids may not be, and then the ids go through a temporary table.
+        let (lo, hi) = (first.0, last.0);
+        let contiguous = hi >= lo
+            && (hi - lo + 1) as usize == batch.docs.len()
+            && batch.docs.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        let source = if contiguous {
+            format!("messages AS m WHERE m.id BETWEEN {lo} AND {hi} ORDER BY m.id")
+        } else {
+            tx.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS hermes_ingest_ids (id INTEGER PRIMARY KEY);
+                 DELETE FROM temp.hermes_ingest_ids;",
+            )?;
+            let mut remember =
+                tx.prepare_cached("INSERT OR IGNORE INTO temp.hermes_ingest_ids (id) VALUES (?1)")?;
+            for (id, _) in &batch.docs {
+                remember.execute([id])?;
+            }
+            "temp.hermes_ingest_ids AS i JOIN messages AS m ON m.id = i.id ORDER BY i.id"
+                .to_string()
+        };
+        for table in &schema::FTS_TABLES {
+            tx.execute(
+                &format!(
+                    "INSERT INTO {}(rowid, content) SELECT m.id, {} FROM {source}",
+                    table.name,
+                    schema::FTS_TEXT_SQL
+                ),
+                [],
+            )?;
         }
     }
-    for item in items {
-        write_item(tx, item, stage, now, &mut next_id, &mut batch, &mut out)?;
-    }
-    if batch.staged > 0 {
-        let names: Vec<String> = stage
-            .columns
-            .iter()
-            .zip(&batch.used)
-            .filter(|(_, used)| **used)
-            .map(|(c, _)| format!("\"{}\"", c.replace('"', "\"\"")))
-            .collect();
-        let names = names.join(", ");
-        tx.execute(
-            &format!("INSERT INTO main.messages ({names}) SELECT {names} FROM temp.hermes_ingest_stage ORDER BY id"),
-            [],
-        )?;
-        tx.execute("DELETE FROM temp.hermes_ingest_stage", [])?;
-    }
+    fts::ensure(tx)?;
+    cjk_index::ensure_side_tables(tx)?;
     let mut insert_doc = tx.prepare_cached(cjk_index::INSERT_DOC)?;
     let mut unlog = tx.prepare_cached("DELETE FROM messages_fts_cjk_pending WHERE id = ?1")?;
     for (id, doc) in &batch.docs {
@@ -405,8 +392,7 @@ fn write_batch(
             insert_doc.execute((id, doc))?;
         }
         if *id <= watermark {
-            // A kept export id at or below the watermark: our insert trigger logged it,
-            // and it is indexed now.
+            // A kept export id at or below the watermark; indexed now.
             unlog.execute([id])?;
         }
     }
@@ -417,26 +403,23 @@ fn write_batch(
     Ok(out)
 }
 
-/// What one batch has staged so far.
+/// What one batch has written so far.
 struct Batch<'a> {
-    /// Messages staged in this batch, for duplicates within it.
-    seen: HashSet<(&'a str, DupKey<'a>)>,
-    /// Ids handed out in this batch.
-    ids: HashSet<i64>,
-    /// Stage columns some row set.
-    used: Vec<bool>,
-    /// Every staged message's id and CJK document.
+    /// Messages written in this batch, for duplicates within it.
+    seen: HashSet<(&'a str, DupKey<'a>), BuildHasherDefault<FxHasher>>,
+    /// Sessions created in this batch: all their stored messages are in `seen`.
+    created: HashSet<&'a str, BuildHasherDefault<FxHasher>>,
+    /// Every written message's id and CJK document, in insertion order.
     docs: Vec<(i64, Option<&'a str>)>,
-    staged: u64,
 }
 
-fn write_item<'a>(
-    tx: &Transaction<'_>,
+fn write_item<'a, 'c>(
+    tx: &'c Transaction<'_>,
     item: &'a Item,
-    stage: &Stage,
     now: f64,
     next_id: &mut i64,
     batch: &mut Batch<'a>,
+    insert: &mut LastInsert<'a, 'c>,
     out: &mut BatchOut,
 ) -> rusqlite::Result<()> {
     let session = &item.session;
@@ -447,8 +430,10 @@ fn write_item<'a>(
         enrich_session(tx, item)?;
     } else {
         insert_session(tx, item, now, out)?;
+        batch.created.insert(&session.id);
         out.sessions += 1;
     }
+    let new_in_batch = batch.created.contains(session.id.as_str());
     attach_parent(tx, item, out)?;
     if let Some(children) = out.waiting.remove(&session.id) {
         for (child, line) in children {
@@ -456,9 +441,9 @@ fn write_item<'a>(
         }
     }
 
-    // Messages: drop the ones already present (stored before, or staged earlier in this
-    // batch), then keep their exported ids only if every one is free, so a session's
-    // transcript order (by id) is never scrambled.
+    // Messages: drop the ones already present (stored before, or earlier in this batch),
+    // then keep their exported ids only if every one is free, so a session's transcript
+    // order (by id) is never scrambled.
     let mut fresh: Vec<&'a MessageRow> = Vec::with_capacity(item.messages.len());
     {
         let mut dup = tx.prepare_cached(
@@ -467,7 +452,8 @@ fn write_item<'a>(
         for m in &item.messages {
             let ts = m.timestamp.unwrap_or(now);
             if !batch.seen.insert((session.id.as_str(), DupKey::new(m, ts)))
-                || dup.exists(rusqlite::params![&session.id, ts, &m.role, &m.content])?
+                || (!new_in_batch
+                    && dup.exists(rusqlite::params![&session.id, ts, &m.role, &m.content])?)
             {
                 out.skipped += 1;
             } else {
@@ -481,8 +467,7 @@ fn write_item<'a>(
         let mut ok = true;
         for m in &fresh {
             match m.id {
-                Some(id)
-                    if mine.insert(id) && !batch.ids.contains(&id) && !taken.exists([id])? => {}
+                Some(id) if mine.insert(id) && !taken.exists([id])? => {}
                 _ => {
                     ok = false;
                     break;
@@ -491,48 +476,15 @@ fn write_item<'a>(
         }
         ok
     };
-    let mut stage_row = tx.prepare_cached(&format!(
-        "INSERT INTO temp.hermes_ingest_stage VALUES ({})",
-        (1..=stage.columns.len())
-            .map(|i| format!("?{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))?;
     let (mut inserted, mut tool_calls) = (0i64, 0i64);
     for m in &fresh {
         let id = match (keep_ids, m.id) {
             (true, Some(id)) => id,
-            _ => {
-                while batch.ids.contains(next_id) {
-                    *next_id += 1;
-                }
-                *next_id
-            }
+            _ => *next_id,
         };
-        batch.ids.insert(id);
         *next_id = (*next_id).max(id + 1);
-        let mut row = vec![Sql::Null; stage.columns.len()];
-        let mut set = |name: &str, value: Sql, used: &mut Vec<bool>| {
-            if let Some(&i) = stage.index.get(name) {
-                row[i] = value;
-                used[i] = true;
-            }
-        };
-        set("id", Sql::Integer(id), &mut batch.used);
-        set("session_id", Sql::Text(session.id.clone()), &mut batch.used);
-        set("role", Sql::Text(m.role.clone()), &mut batch.used);
-        set("content", m.content.clone(), &mut batch.used);
-        set(
-            "timestamp",
-            Sql::Real(m.timestamp.unwrap_or(now)),
-            &mut batch.used,
-        );
-        for (name, value) in &m.columns {
-            set(name, value.clone(), &mut batch.used);
-        }
-        stage_row.execute(params_from_iter(row))?;
+        insert_message(tx, &session.id, m, id, now, insert)?;
         batch.docs.push((id, m.cjk.as_deref()));
-        batch.staged += 1;
         inserted += 1;
         tool_calls += m.tool_calls;
     }
@@ -552,6 +504,56 @@ fn write_item<'a>(
         .execute(rusqlite::params![inserted, tool_calls, &session.id])?;
     }
     Ok(())
+}
+
+fn insert_message<'a, 'c>(
+    tx: &'c Transaction<'_>,
+    session_id: &str,
+    m: &'a MessageRow,
+    id: i64,
+    now: f64,
+    last: &mut LastInsert<'a, 'c>,
+) -> rusqlite::Result<()> {
+    // Rows of one input share their column list: prepare the statement once per list.
+    let same = last.statement.is_some()
+        && last.columns.len() == m.columns.len()
+        && last
+            .columns
+            .iter()
+            .zip(&m.columns)
+            .all(|(a, (b, _))| *a == b);
+    if !same {
+        last.columns = m.columns.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<String> = ["id", "session_id", "role", "content", "timestamp"]
+            .into_iter()
+            .chain(last.columns.iter().copied())
+            .map(|n| format!("\"{}\"", n.replace('"', "\"\"")))
+            .collect();
+        last.statement = Some(tx.prepare(&format!(
+            "INSERT INTO messages ({}) VALUES ({})",
+            names.join(", "),
+            (1..=names.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ")
+        ))?);
+    }
+    let Some(stmt) = last.statement.as_mut() else {
+        return Ok(());
+    };
+    stmt.raw_bind_parameter(1, id)?;
+    stmt.raw_bind_parameter(2, session_id)?;
+    stmt.raw_bind_parameter(3, m.role.as_str())?;
+    stmt.raw_bind_parameter(4, &m.content)?;
+    stmt.raw_bind_parameter(5, m.timestamp.unwrap_or(now))?;
+    for (i, (_, value)) in m.columns.iter().enumerate() {
+        stmt.raw_bind_parameter(6 + i, value)?;
+    }
+    stmt.raw_execute()?;
+    Ok(())
+}
+
+/// The prepared `INSERT INTO messages` for the last column list seen.
+struct LastInsert<'a, 'c> {
+    columns: Vec<&'a str>,
+    statement: Option<Statement<'c>>,
 }
 
 fn insert_session(
@@ -741,5 +743,38 @@ impl<'a> DupKey<'a> {
                 Sql::Blob(b) => ContentKey::Blob(b),
             },
         }
+    }
+}
+
+/// A fast non-cryptographic hasher (the multiply-rotate of rustc's FxHasher) for the
+/// duplicate sets: their keys are our own input, not an attacker's choice of collisions.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }

@@ -16,22 +16,26 @@ pub struct Rebuilt {
     pub fts_rows: u64,
     pub trigram_rows: u64,
     pub cjk_rows: u64,
+    /// Upstream tables whose stored text differed from `messages` and were refilled from it
+    /// (the others were re-derived from their verified copy).
+    pub repopulated: u64,
     pub seconds: f64,
 }
 
 /// Re-derives every full-text index from the `messages` table in one transaction: both
-/// upstream tables (as Python's `_rebuild_fts_indexes`, by drop and refill) and the CJK
-/// index (tokenised on all cores). Missing triggers are recreated. `progress` counts rows:
-/// each upstream table is one step of `messages` rows.
+/// upstream tables (see [`fts::rebuild`]: from their own copy of the text when it is
+/// verified equal to the messages, else refilled from `messages`) and the CJK index
+/// (tokenised on all cores). Missing triggers are recreated. `progress` counts rows: each
+/// upstream table is one step of `messages` rows.
 pub fn rebuild(db: &mut Db, progress: &(dyn Fn(u64) + Sync)) -> Result<Rebuilt> {
     let started = Instant::now();
     db.require_writable_schema()?;
     let path = db.path().to_path_buf();
     let mut done = db.write(|tx| {
         let err = |e| Error::sql(&path, "rebuilding the full-text indexes", e);
-        let fts_rows = fts::repopulate(tx, &FTS_TABLES[0]).map_err(err)?;
+        let (fts_rows, a) = fts::rebuild(tx, &FTS_TABLES[0]).map_err(err)?;
         progress(fts_rows);
-        let trigram_rows = fts::repopulate(tx, &FTS_TABLES[1]).map_err(err)?;
+        let (trigram_rows, b) = fts::rebuild(tx, &FTS_TABLES[1]).map_err(err)?;
         progress(trigram_rows);
         let cjk = cjk_index::rebuild(tx, progress).map_err(err)?;
         Ok(Rebuilt {
@@ -39,6 +43,10 @@ pub fn rebuild(db: &mut Db, progress: &(dyn Fn(u64) + Sync)) -> Result<Rebuilt> 
             fts_rows,
             trigram_rows,
             cjk_rows: cjk.indexed,
+            repopulated: [a, b]
+                .iter()
+                .filter(|m| **m == fts::Rebuild::Repopulated)
+                .count() as u64,
             seconds: 0.0,
         })
     })?;

@@ -244,10 +244,10 @@ fn apply(tx: &Transaction<'_>, home: Option<&Path>) -> rusqlite::Result<SchemaRe
             if current < 16 {
                 migrate_v16(tx);
             }
-            if current < 18 {
-                if let Some(home) = home {
-                    migrate_v18(tx, home);
-                }
+            if current < 18
+                && let Some(home) = home
+            {
+                migrate_v18(tx, home);
             }
             if current < 20 {
                 let _ = tx.execute_batch(MIGRATE_V20);
@@ -266,8 +266,10 @@ fn apply(tx: &Transaction<'_>, home: Option<&Path>) -> rusqlite::Result<SchemaRe
     let triggers_missing = !fts::missing_triggers(tx)?.is_empty();
     fts::ensure(tx)?;
     if triggers_missing && !fts_done {
+        // As Python does (delete and refill in place, so the tables keep their place in
+        // the schema): writes made while a trigger was missing never reached the index.
         for table in &FTS_TABLES {
-            fts::repopulate(tx, table)?;
+            fts::refill_in_place(tx, table)?;
         }
         report.fts_repopulated = true;
     }

@@ -541,6 +541,19 @@ mod tests {
     }
 
     #[test]
+    fn floats_round_trip_exactly_as_python_wrote_them() {
+        // serde_json's default float parser can be one ulp off; Python's repr round-trips.
+        let line: Value =
+            serde_json::from_str(r#"{"id": "s", "started_at": 1795985938.3311357, "messages": []}"#)
+                .expect("json");
+        let item = parse_line(1, line, &columns()).expect("parse");
+        let Some(Sql::Real(f)) = item.session.column("started_at") else {
+            panic!("started_at");
+        };
+        assert_eq!(crate::io::pyjson::py_float_repr(*f), "1795985938.3311357");
+    }
+
+    #[test]
     fn bad_lines_say_what_is_wrong() {
         let cols = columns();
         let err = |v: Value| parse_line(1, v, &cols).expect_err("bad");
