@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use super::cjk::{self, TOKENIZER_VERSION};
 use super::db::Db;
@@ -203,7 +203,7 @@ pub fn catch_up(db: &mut Db, progress: &(dyn Fn(u64) + Sync)) -> Result<CatchUp>
 
 /// [`catch_up`] inside a transaction the caller holds (ingest runs it at the start of each
 /// batch, so rows other writers appended between batches are indexed before ours).
-pub fn sync(tx: &Transaction<'_>, progress: &(dyn Fn(u64) + Sync)) -> rusqlite::Result<CatchUp> {
+pub fn sync(tx: &Connection, progress: &(dyn Fn(u64) + Sync)) -> rusqlite::Result<CatchUp> {
     let state = lag(tx)?;
     if !state.present {
         return rebuild(tx, progress);
@@ -262,7 +262,7 @@ pub fn sync(tx: &Transaction<'_>, progress: &(dyn Fn(u64) + Sync)) -> rusqlite::
 
 /// Drops and rebuilds the whole index from the messages table (tokenising in parallel), and
 /// recreates any missing table or trigger.
-pub fn rebuild(tx: &Transaction<'_>, progress: &(dyn Fn(u64) + Sync)) -> rusqlite::Result<CatchUp> {
+pub fn rebuild(tx: &Connection, progress: &(dyn Fn(u64) + Sync)) -> rusqlite::Result<CatchUp> {
     // Dropping an FTS5 table discards its segments at once; deleting its rows one by one
     // would re-tokenise every stored document.
     tx.execute_batch("DROP TABLE IF EXISTS messages_fts_cjk")?;
@@ -345,7 +345,7 @@ fn may_hold_cjk(bytes: &[u8]) -> bool {
 /// Indexes every message with `id > after`, reading in id order and tokenising the rows that
 /// may hold CJK on all cores. Returns (rows read, index rows written).
 fn index_after(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     after: i64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> rusqlite::Result<(u64, u64)> {
@@ -429,7 +429,7 @@ mod tests {
             .collect()
     }
 
-    fn in_tx<T>(conn: &mut Connection, f: impl FnOnce(&Transaction<'_>) -> T) -> T {
+    fn in_tx<T>(conn: &mut Connection, f: impl FnOnce(&rusqlite::Transaction<'_>) -> T) -> T {
         let tx = conn.transaction().expect("tx");
         let out = f(&tx);
         tx.commit().expect("commit");

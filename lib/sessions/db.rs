@@ -253,6 +253,36 @@ impl Db {
         Ok(value)
     }
 
+    /// Starts a `BEGIN IMMEDIATE` transaction for a long write the caller streams into (ingest
+    /// writes chunks into it as they are parsed) and commits with [`WriteGuard::commit`];
+    /// dropping the guard rolls everything back. Only `BEGIN` is retried (with jitter, as
+    /// [`Db::write`] does): once it succeeds we hold the write lock, and a later failure
+    /// aborts the whole transaction, since its input is gone.
+    pub fn begin_write(&mut self) -> Result<WriteGuard<'_>> {
+        let attempts = self.retry.attempts.max(1);
+        for attempt in 1..=attempts {
+            match self.conn.execute_batch("BEGIN IMMEDIATE") {
+                Ok(()) => {
+                    return Ok(WriteGuard {
+                        conn: &self.conn,
+                        path: &self.path,
+                        open: true,
+                    });
+                }
+                Err(e) if super::error::is_busy(&e) => {
+                    if attempt < attempts {
+                        let pause = self
+                            .jitter
+                            .between(self.retry.min_sleep, self.retry.max_sleep);
+                        std::thread::sleep(pause);
+                    }
+                }
+                Err(e) => return Err(self.err("starting a write transaction", e)),
+            }
+        }
+        Err(Error::Locked { attempts })
+    }
+
     /// `PRAGMA wal_checkpoint(TRUNCATE)`, as Python's `close()` does; errors are ignored
     /// because another reader may legitimately keep the WAL alive.
     pub fn checkpoint(&self) {
@@ -267,6 +297,39 @@ impl Db {
     pub fn close(self) {
         self.checkpoint();
         drop(self.conn);
+    }
+}
+
+/// An open write transaction (see [`Db::begin_write`]); rolled back unless committed.
+pub struct WriteGuard<'a> {
+    conn: &'a Connection,
+    path: &'a Path,
+    open: bool,
+}
+
+impl WriteGuard<'_> {
+    /// Commits the transaction.
+    pub fn commit(mut self) -> Result<()> {
+        self.open = false;
+        self.conn
+            .execute_batch("COMMIT")
+            .map_err(|e| Error::sql(self.path, "committing", e))
+    }
+}
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
     }
 }
 

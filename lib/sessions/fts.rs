@@ -1,6 +1,6 @@
 //! The two upstream full-text tables: create, repopulate from `messages`, optimize, verify.
 
-use rusqlite::{Connection, Transaction};
+use rusqlite::Connection;
 
 use super::schema::{FTS_TABLES, FTS_TEXT_SQL, FtsTable};
 
@@ -43,7 +43,7 @@ fn exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
 /// table re-tokenises every stored document to remove it, which doubles the work. The
 /// table's triggers are on `messages`, so they survive; they are recreated if missing.
 /// Returns the rows indexed.
-pub fn repopulate(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u64> {
+pub fn repopulate(tx: &Connection, table: &FtsTable) -> rusqlite::Result<u64> {
     tx.execute_batch(&format!("DROP TABLE IF EXISTS {}", table.name))?;
     tx.execute_batch(table.create)?;
     for (_, sql) in table.triggers {
@@ -62,7 +62,7 @@ pub fn repopulate(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u6
 /// Empties `table` and refills it from `messages` without recreating it: Python's
 /// `_rebuild_fts_indexes`. Slower than [`repopulate`] on a full table (each deleted row is
 /// re-tokenised), but the table keeps its place in the schema; used where Python uses it.
-pub fn refill_in_place(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<u64> {
+pub fn refill_in_place(tx: &Connection, table: &FtsTable) -> rusqlite::Result<u64> {
     let is_empty = !tx
         .prepare(&format!("SELECT 1 FROM {} LIMIT 1", table.name))?
         .exists([])?;
@@ -94,7 +94,7 @@ pub enum Rebuild {
 /// its own copy of each message's text, and when one indexed join shows that copy equal to
 /// the text of every message (same ids, same text), rebuilding the inverted index from it
 /// gives exactly the index a refill would, without rewriting the copy. Returns the rows.
-pub fn rebuild(tx: &Transaction<'_>, table: &FtsTable) -> rusqlite::Result<(u64, Rebuild)> {
+pub fn rebuild(tx: &Connection, table: &FtsTable) -> rusqlite::Result<(u64, Rebuild)> {
     if let Ok(true) = copy_matches_messages(tx, table) {
         tx.execute(
             &format!("INSERT INTO {0}({0}) VALUES('rebuild')", table.name),

@@ -1,9 +1,10 @@
 //! `hermes-index ingest`: JSONL in, rows out, in large transactions.
 //!
-//! A parser thread reads and validates lines (and tokenises CJK text) while the writer
-//! thread holds the database; each batch of about 20,000 messages is written in one
-//! `BEGIN IMMEDIATE` transaction that first catches the CJK index up with whatever other
-//! writers appended, so the watermark can then move past our own rows.
+//! A parser thread reads and validates lines (and tokenises CJK text) in chunks of about
+//! 2,000 messages while the writer thread streams them into one `BEGIN IMMEDIATE`
+//! transaction per batch (up to 100,000 messages or 5 s of holding the write lock). Each
+//! transaction first catches the CJK index up with whatever other writers appended, so the
+//! watermark can then move past our own rows.
 //!
 //! Guarantees:
 //! - Idempotent: an existing session is enriched (NULL columns filled), never duplicated;
@@ -11,9 +12,9 @@
 //! - Sessions before messages, parents before children: a child whose parent has not been
 //!   seen yet is stored detached and attached when the parent arrives (later in the input);
 //!   a parent that never arrives leaves it detached, with a warning, as Python's import does.
-//! - A batch is written whole or not at all. A bad line stops the run before its batch is
-//!   written (earlier batches stay: running again after the fix is idempotent), or, with
-//!   `keep_going`, is reported and left out.
+//! - A batch is written whole or not at all. A bad line stops the run and rolls back the
+//!   batch it falls in (earlier batches stay: running again after the fix is idempotent),
+//!   or, with `keep_going`, is reported and left out.
 //! - Exported message ids are kept when they are all free, so a restore into an empty home
 //!   reproduces every row, ids included, and `match_message_id` references stay valid.
 
@@ -26,7 +27,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Instant;
 
 use rusqlite::types::Value as Sql;
-use rusqlite::{OptionalExtension, Statement, Transaction, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Statement, params_from_iter};
 
 use super::db::Db;
 use super::error::{Error, Result};
@@ -39,8 +40,10 @@ use crate::io::jsonl::{JsonlError, Records};
 pub struct Options {
     /// Report bad lines and go on instead of stopping at the first.
     pub keep_going: bool,
-    /// Messages per transaction.
+    /// Messages per transaction (the write lock is also released after 5 s).
     pub batch_messages: usize,
+    /// Messages per parsed chunk handed from the parser thread to the writer.
+    pub chunk_messages: usize,
     /// The time (epoch seconds) given to messages and sessions without one.
     pub now: f64,
 }
@@ -49,7 +52,8 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             keep_going: false,
-            batch_messages: 20_000,
+            batch_messages: 100_000,
+            chunk_messages: 2_000,
             now: 0.0,
         }
     }
@@ -160,7 +164,7 @@ impl<R: BufRead> BufRead for Counting<R> {
     }
 }
 
-/// The parser thread: lines → validated items → batches.
+/// The parser thread: lines → validated items → chunks.
 fn parse(
     input: Box<dyn BufRead + Send>,
     count: Arc<AtomicU64>,
@@ -190,7 +194,8 @@ fn parse(
                 fill_timestamps(&mut item, options.now);
                 messages += item.messages.len().max(1);
                 batch.push(item);
-                if messages >= options.batch_messages {
+                // Small chunks: writing starts early and parser and writer work side by side.
+                if messages >= options.chunk_messages {
                     if out.send(Chunk::Batch(std::mem::take(&mut batch))).is_err() {
                         return;
                     }
@@ -220,7 +225,7 @@ fn fill_timestamps(item: &mut Item, now: f64) {
     }
 }
 
-/// What one batch did, published only after its transaction committed.
+/// What one transaction did, published only after it committed.
 #[derive(Default)]
 struct BatchOut {
     sessions: u64,
@@ -237,6 +242,10 @@ struct Writer {
     waiting: BTreeMap<String, Vec<(String, usize)>>,
 }
 
+/// Most messages, and longest, one transaction holds the write lock for. Python's writers
+/// wait for it up to about 16 s (15 attempts of a 1 s busy timeout) before they give up.
+const TRANSACTION_SECONDS: f64 = 5.0;
+
 impl Writer {
     fn new(options: Options) -> Writer {
         Writer {
@@ -246,6 +255,8 @@ impl Writer {
         }
     }
 
+    /// Writes the parsed chunks in transactions of up to `batch_messages` messages (or
+    /// [`TRANSACTION_SECONDS`]); each transaction is written whole or not at all.
     fn run(
         &mut self,
         db: &mut Db,
@@ -254,23 +265,56 @@ impl Writer {
         observer: &Observer<'_>,
     ) -> Result<()> {
         let path = db.path().to_path_buf();
-        for chunk in rx {
-            match chunk {
-                Chunk::Batch(items) => {
-                    let now = self.options.now;
-                    let waiting = &self.waiting;
-                    let out = db.write(|tx| {
-                        write_batch(tx, &items, waiting, now)
-                            .map_err(|e| Error::sql(&path, "writing a batch", e))
-                    })?;
-                    self.summary.sessions += out.sessions;
-                    self.summary.messages += out.messages;
-                    self.summary.skipped += out.skipped;
-                    self.waiting = out.waiting;
-                    for warning in &out.warnings {
-                        (observer.warn)(warning);
-                    }
+        let sql = |e| Error::sql(&path, "writing a batch", e);
+        let mut rx = rx.into_iter().peekable();
+        loop {
+            // Bad lines between transactions need no transaction.
+            let items = match self.next_items(&mut rx, observer)? {
+                Some(items) => items,
+                None => break,
+            };
+            let tx = db.begin_write()?;
+            let mut txn = Txn::begin(&tx, &self.waiting, self.options.now).map_err(sql)?;
+            let mut items = Some(items);
+            loop {
+                if let Some(items) = items.take() {
+                    txn.write_chunk(&tx, &items).map_err(sql)?;
                 }
+                (observer.progress)(read.load(Ordering::Relaxed));
+                if txn.messages >= self.options.batch_messages
+                    || txn.started.elapsed().as_secs_f64() >= TRANSACTION_SECONDS
+                {
+                    break;
+                }
+                match self.next_items(&mut rx, observer)? {
+                    Some(next) => items = Some(next),
+                    None => break,
+                }
+            }
+            let out = txn.finish(&tx).map_err(sql)?;
+            tx.commit()?;
+            self.summary.sessions += out.sessions;
+            self.summary.messages += out.messages;
+            self.summary.skipped += out.skipped;
+            self.waiting = out.waiting;
+            for warning in &out.warnings {
+                (observer.warn)(warning);
+            }
+        }
+        (observer.progress)(read.load(Ordering::Relaxed));
+        Ok(())
+    }
+
+    /// The next chunk of items; a bad line is reported and skipped with `keep_going`, an
+    /// error otherwise (which rolls back the open transaction). `None` at the end.
+    fn next_items(
+        &mut self,
+        rx: &mut std::iter::Peekable<std::sync::mpsc::IntoIter<Chunk>>,
+        observer: &Observer<'_>,
+    ) -> Result<Option<Vec<Item>>> {
+        for chunk in rx.by_ref() {
+            match chunk {
+                Chunk::Batch(items) => return Ok(Some(items)),
                 Chunk::Bad { line, message } => {
                     if !self.options.keep_going {
                         return Err(Error::BadLine { line, message });
@@ -280,10 +324,8 @@ impl Writer {
                 }
                 Chunk::Failed(e) => return Err(Error::Input(e)),
             }
-            (observer.progress)(read.load(Ordering::Relaxed));
         }
-        (observer.progress)(read.load(Ordering::Relaxed));
-        Ok(())
+        Ok(None)
     }
 
     fn finish(&mut self, observer: &Observer<'_>) {
@@ -297,217 +339,267 @@ impl Writer {
     }
 }
 
-/// Writes one batch inside `tx`. Pure over its inputs, so the transaction can be retried.
+/// The state of one open ingest transaction.
 ///
-/// The full-text tables are filled by one `INSERT … SELECT` per table for the whole batch,
-/// with the upstream triggers' exact text expression, instead of by the triggers row by row:
-/// FTS5 flushes its in-memory index to a new segment at every statement savepoint, and an
+/// The full-text tables are filled by one `INSERT … SELECT` per table and chunk, with the
+/// upstream triggers' exact text expression, instead of by the triggers row by row: FTS5
+/// flushes its in-memory index to a new segment at every statement savepoint, and an
 /// `INSERT` whose triggers write an FTS table opens one, so a row-by-row insert leaves one
-/// tiny segment per message to merge (about 6× the work). The triggers are dropped at the
-/// start of the transaction and recreated, with their exact upstream text, before it
-/// commits; no other connection can see the moment in between.
-fn write_batch(
-    tx: &Transaction<'_>,
-    items: &[Item],
-    waiting: &BTreeMap<String, Vec<(String, usize)>>,
+/// tiny segment per message to merge (about 6× the work). The triggers are dropped when the
+/// transaction begins and recreated, with their exact upstream text, before it commits; no
+/// other connection can see the moment in between.
+struct Txn {
+    watermark: i64,
+    /// AUTOINCREMENT's next id, handed out by us so each row's CJK document can be written
+    /// with it.
+    next_id: i64,
     now: f64,
-) -> rusqlite::Result<BatchOut> {
-    let synced = cjk_index::sync(tx, &|_| {})?;
-    let watermark = synced.watermark;
-    let mut out = BatchOut {
-        waiting: waiting.clone(),
-        ..BatchOut::default()
-    };
-    for name in schema::upstream_trigger_names().chain([cjk_index::TRIGGERS[0].0]) {
-        tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))?;
-    }
-    // AUTOINCREMENT's next id, handed out by us so each row's CJK document can be written
-    // with it: the larger of the sequence and the largest id, plus one, as SQLite does.
-    let mut next_id: i64 = tx.query_row(
-        "SELECT max(COALESCE((SELECT max(id) FROM messages), 0),
-                    COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)) + 1",
-        [],
-        |r| r.get(0),
-    )?;
-    let mut batch = Batch {
-        seen: HashSet::default(),
-        created: HashSet::default(),
-        docs: Vec::new(),
-    };
-    let mut insert = LastInsert {
-        columns: Vec::new(),
-        statement: None,
-    };
-    for item in items {
-        write_item(
-            tx,
-            item,
-            now,
-            &mut next_id,
-            &mut batch,
-            &mut insert,
-            &mut out,
-        )?;
-    }
-    drop(insert);
-    if let (Some(first), Some(last)) = (batch.docs.first(), batch.docs.last()) {
-        // Fresh ids are handed out in order, so a batch is usually one id range; kept
-        // export ids may not be, and then the ids go through a temporary table.
-        let (lo, hi) = (first.0, last.0);
-        let contiguous = hi >= lo
-            && (hi - lo + 1) as usize == batch.docs.len()
-            && batch.docs.windows(2).all(|w| w[1].0 == w[0].0 + 1);
-        let source = if contiguous {
-            format!("messages AS m WHERE m.id BETWEEN {lo} AND {hi} ORDER BY m.id")
-        } else {
-            tx.execute_batch(
-                "CREATE TEMP TABLE IF NOT EXISTS hermes_ingest_ids (id INTEGER PRIMARY KEY);
-                 DELETE FROM temp.hermes_ingest_ids;",
-            )?;
-            let mut remember =
-                tx.prepare_cached("INSERT OR IGNORE INTO temp.hermes_ingest_ids (id) VALUES (?1)")?;
-            for (id, _) in &batch.docs {
-                remember.execute([id])?;
-            }
-            "temp.hermes_ingest_ids AS i JOIN messages AS m ON m.id = i.id ORDER BY i.id"
-                .to_string()
-        };
-        for table in &schema::FTS_TABLES {
-            tx.execute(
-                &format!(
-                    "INSERT INTO {}(rowid, content) SELECT m.id, {} FROM {source}",
-                    table.name,
-                    schema::FTS_TEXT_SQL
-                ),
-                [],
-            )?;
+    /// Messages written in this transaction, by a 128-bit hash of (session, role,
+    /// timestamp, content), for duplicates within it.
+    seen: HashSet<u128, BuildHasherDefault<FxHasher>>,
+    /// Sessions created in this transaction: all their stored messages are in `seen`.
+    created: HashSet<String, BuildHasherDefault<FxHasher>>,
+    out: BatchOut,
+    messages: usize,
+    started: Instant,
+    /// Ids of the messages written, in insertion order.
+    ids: Vec<i64>,
+    /// CJK documents of the messages written.
+    docs: Vec<(i64, String)>,
+}
+
+impl Txn {
+    fn begin(
+        tx: &Connection,
+        waiting: &BTreeMap<String, Vec<(String, usize)>>,
+        now: f64,
+    ) -> rusqlite::Result<Txn> {
+        // Rows other writers appended since the last transaction are indexed first, so the
+        // watermark can then move past ours.
+        let synced = cjk_index::sync(tx, &|_| {})?;
+        for name in schema::upstream_trigger_names().chain([cjk_index::TRIGGERS[0].0]) {
+            tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))?;
         }
+        // As SQLite would: the larger of the sequence and the largest id, plus one.
+        let next_id: i64 = tx.query_row(
+            "SELECT max(COALESCE((SELECT max(id) FROM messages), 0),
+                        COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0)) + 1",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(Txn {
+            watermark: synced.watermark,
+            next_id,
+            now,
+            seen: HashSet::default(),
+            created: HashSet::default(),
+            out: BatchOut {
+                waiting: waiting.clone(),
+                ..BatchOut::default()
+            },
+            messages: 0,
+            started: Instant::now(),
+            ids: Vec::new(),
+            docs: Vec::new(),
+        })
     }
-    fts::ensure(tx)?;
-    cjk_index::ensure_side_tables(tx)?;
-    let mut insert_doc = tx.prepare_cached(cjk_index::INSERT_DOC)?;
-    let mut unlog = tx.prepare_cached("DELETE FROM messages_fts_cjk_pending WHERE id = ?1")?;
-    for (id, doc) in &batch.docs {
-        if let Some(doc) = doc {
+
+    fn write_chunk(&mut self, tx: &Connection, items: &[Item]) -> rusqlite::Result<()> {
+        let mut docs: Vec<(i64, Option<&str>)> = Vec::new();
+        {
+            let mut insert = LastInsert {
+                columns: Vec::new(),
+                statement: None,
+            };
+            for item in items {
+                self.write_item(tx, item, &mut insert, &mut docs)?;
+            }
+        }
+        self.messages += items.iter().map(|i| i.messages.len().max(1)).sum::<usize>();
+        for (id, doc) in docs {
+            self.ids.push(id);
+            if let Some(doc) = doc {
+                self.docs.push((id, doc.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Indexes every row of the transaction, recreates the triggers and moves the watermark
+    /// past every row now indexed.
+    ///
+    /// One `INSERT … SELECT` per FTS table for the whole transaction: each statement that
+    /// writes an FTS table flushes every FTS table's pending index to a new segment first,
+    /// so fewer, larger statements mean fewer segments to merge.
+    fn finish(self, tx: &Connection) -> rusqlite::Result<BatchOut> {
+        if let (Some(&lo), Some(&hi)) = (self.ids.first(), self.ids.last()) {
+            // Fresh ids are handed out in order, so a transaction is usually one id range;
+            // kept export ids may not be, and then the ids go through a temporary table.
+            let contiguous = self.ids.windows(2).all(|w| w[1] == w[0] + 1);
+            let source = if contiguous {
+                format!("messages AS m WHERE m.id BETWEEN {lo} AND {hi} ORDER BY m.id")
+            } else {
+                tx.execute_batch(
+                    "CREATE TEMP TABLE IF NOT EXISTS hermes_ingest_ids (id INTEGER PRIMARY KEY);
+                     DELETE FROM temp.hermes_ingest_ids;",
+                )?;
+                let mut remember = tx.prepare_cached(
+                    "INSERT OR IGNORE INTO temp.hermes_ingest_ids (id) VALUES (?1)",
+                )?;
+                for id in &self.ids {
+                    remember.execute([id])?;
+                }
+                "temp.hermes_ingest_ids AS i JOIN messages AS m ON m.id = i.id ORDER BY i.id"
+                    .to_string()
+            };
+            for table in &schema::FTS_TABLES {
+                tx.execute(
+                    &format!(
+                        "INSERT INTO {}(rowid, content) SELECT m.id, {} FROM {source}",
+                        table.name,
+                        schema::FTS_TEXT_SQL
+                    ),
+                    [],
+                )?;
+            }
+        }
+        let mut insert_doc = tx.prepare_cached(cjk_index::INSERT_DOC)?;
+        for (id, doc) in &self.docs {
             insert_doc.execute((id, doc))?;
         }
-        if *id <= watermark {
-            // A kept export id at or below the watermark; indexed now.
+        let mut unlog = tx.prepare_cached("DELETE FROM messages_fts_cjk_pending WHERE id = ?1")?;
+        for id in self.ids.iter().filter(|&&id| id <= self.watermark) {
+            // A kept export id at or below the watermark: our insert trigger logged it,
+            // and it is indexed now.
             unlog.execute([id])?;
         }
+        fts::ensure(tx)?;
+        cjk_index::ensure_side_tables(tx)?;
+        let max_id: i64 = tx.query_row("SELECT COALESCE(max(id), 0) FROM messages", [], |r| {
+            r.get(0)
+        })?;
+        cjk_index::set_watermark(tx, max_id.max(self.watermark))?;
+        Ok(self.out)
     }
-    let max_id: i64 = tx.query_row("SELECT COALESCE(max(id), 0) FROM messages", [], |r| {
-        r.get(0)
-    })?;
-    cjk_index::set_watermark(tx, max_id.max(watermark))?;
-    Ok(out)
-}
 
-/// What one batch has written so far.
-struct Batch<'a> {
-    /// Messages written in this batch, for duplicates within it.
-    seen: HashSet<(&'a str, DupKey<'a>), BuildHasherDefault<FxHasher>>,
-    /// Sessions created in this batch: all their stored messages are in `seen`.
-    created: HashSet<&'a str, BuildHasherDefault<FxHasher>>,
-    /// Every written message's id and CJK document, in insertion order.
-    docs: Vec<(i64, Option<&'a str>)>,
-}
-
-fn write_item<'a, 'c>(
-    tx: &'c Transaction<'_>,
-    item: &'a Item,
-    now: f64,
-    next_id: &mut i64,
-    batch: &mut Batch<'a>,
-    insert: &mut LastInsert<'a, 'c>,
-    out: &mut BatchOut,
-) -> rusqlite::Result<()> {
-    let session = &item.session;
-    let existed = tx
-        .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
-        .exists([&session.id])?;
-    if existed {
-        enrich_session(tx, item)?;
-    } else {
-        insert_session(tx, item, now, out)?;
-        batch.created.insert(&session.id);
-        out.sessions += 1;
-    }
-    let new_in_batch = batch.created.contains(session.id.as_str());
-    attach_parent(tx, item, out)?;
-    if let Some(children) = out.waiting.remove(&session.id) {
-        for (child, line) in children {
-            link(tx, &child, &session.id, line, out)?;
+    fn write_item<'a, 'c>(
+        &mut self,
+        tx: &'c Connection,
+        item: &'a Item,
+        insert: &mut LastInsert<'a, 'c>,
+        docs: &mut Vec<(i64, Option<&'a str>)>,
+    ) -> rusqlite::Result<()> {
+        let now = self.now;
+        let out = &mut self.out;
+        let session = &item.session;
+        let existed = tx
+            .prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+            .exists([&session.id])?;
+        if existed {
+            enrich_session(tx, item)?;
+        } else {
+            insert_session(tx, item, now, out)?;
+            self.created.insert(session.id.clone());
+            out.sessions += 1;
         }
-    }
-
-    // Messages: drop the ones already present (stored before, or earlier in this batch),
-    // then keep their exported ids only if every one is free, so a session's transcript
-    // order (by id) is never scrambled.
-    let mut fresh: Vec<&'a MessageRow> = Vec::with_capacity(item.messages.len());
-    {
-        let mut dup = tx.prepare_cached(
-            "SELECT 1 FROM messages WHERE session_id = ?1 AND timestamp = ?2 AND role = ?3 AND content IS ?4 LIMIT 1",
-        )?;
-        for m in &item.messages {
-            let ts = m.timestamp.unwrap_or(now);
-            if !batch.seen.insert((session.id.as_str(), DupKey::new(m, ts)))
-                || (!new_in_batch
-                    && dup.exists(rusqlite::params![&session.id, ts, &m.role, &m.content])?)
-            {
-                out.skipped += 1;
-            } else {
-                fresh.push(m);
+        let new_here = self.created.contains(&session.id);
+        attach_parent(tx, item, out)?;
+        if let Some(children) = out.waiting.remove(&session.id) {
+            for (child, line) in children {
+                link(tx, &child, &session.id, line, out)?;
             }
         }
-    }
-    let keep_ids = !fresh.is_empty() && {
-        let mut taken = tx.prepare_cached("SELECT 1 FROM messages WHERE id = ?1")?;
-        let mut mine = HashSet::with_capacity(fresh.len());
-        let mut ok = true;
-        for m in &fresh {
-            match m.id {
-                Some(id) if mine.insert(id) && !taken.exists([id])? => {}
-                _ => {
-                    ok = false;
-                    break;
+
+        // Messages: drop the ones already present (stored before, or earlier in this
+        // transaction), then keep their exported ids only if every one is free, so a
+        // session's transcript order (by id) is never scrambled.
+        let mut fresh: Vec<&'a MessageRow> = Vec::with_capacity(item.messages.len());
+        {
+            let mut dup = tx.prepare_cached(
+                "SELECT 1 FROM messages WHERE session_id = ?1 AND timestamp = ?2 AND role = ?3 AND content IS ?4 LIMIT 1",
+            )?;
+            for m in &item.messages {
+                let ts = m.timestamp.unwrap_or(now);
+                if !self.seen.insert(dup_key(&session.id, m, ts))
+                    || (!new_here
+                        && dup.exists(rusqlite::params![&session.id, ts, &m.role, &m.content])?)
+                {
+                    out.skipped += 1;
+                } else {
+                    fresh.push(m);
                 }
             }
         }
-        ok
-    };
-    let (mut inserted, mut tool_calls) = (0i64, 0i64);
-    for m in &fresh {
-        let id = match (keep_ids, m.id) {
-            (true, Some(id)) => id,
-            _ => *next_id,
+        let keep_ids = !fresh.is_empty() && {
+            let mut taken = tx.prepare_cached("SELECT 1 FROM messages WHERE id = ?1")?;
+            let mut mine = HashSet::with_capacity(fresh.len());
+            let mut ok = true;
+            for m in &fresh {
+                match m.id {
+                    Some(id) if mine.insert(id) && !taken.exists([id])? => {}
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            ok
         };
-        *next_id = (*next_id).max(id + 1);
-        insert_message(tx, &session.id, m, id, now, insert)?;
-        batch.docs.push((id, m.cjk.as_deref()));
-        inserted += 1;
-        tool_calls += m.tool_calls;
-    }
-    out.messages += inserted as u64;
+        let (mut inserted, mut tool_calls) = (0i64, 0i64);
+        for m in &fresh {
+            let id = match (keep_ids, m.id) {
+                (true, Some(id)) => id,
+                _ => self.next_id,
+            };
+            self.next_id = self.next_id.max(id + 1);
+            insert_message(tx, &session.id, m, id, now, insert)?;
+            docs.push((id, m.cjk.as_deref()));
+            inserted += 1;
+            tool_calls += m.tool_calls;
+        }
+        out.messages += inserted as u64;
 
-    if !existed && item.is_session_object {
-        let messages = session.message_count.unwrap_or(inserted);
-        let calls = session.tool_call_count.unwrap_or(tool_calls);
-        tx.prepare_cached(
-            "UPDATE sessions SET message_count = ?1, tool_call_count = ?2 WHERE id = ?3",
-        )?
-        .execute(rusqlite::params![messages, calls, &session.id])?;
-    } else if inserted > 0 {
-        tx.prepare_cached(
-            "UPDATE sessions SET message_count = message_count + ?1, tool_call_count = tool_call_count + ?2 WHERE id = ?3",
-        )?
-        .execute(rusqlite::params![inserted, tool_calls, &session.id])?;
+        if !existed && item.is_session_object {
+            let messages = session.message_count.unwrap_or(inserted);
+            let calls = session.tool_call_count.unwrap_or(tool_calls);
+            tx.prepare_cached(
+                "UPDATE sessions SET message_count = ?1, tool_call_count = ?2 WHERE id = ?3",
+            )?
+            .execute(rusqlite::params![messages, calls, &session.id])?;
+        } else if inserted > 0 {
+            tx.prepare_cached(
+                "UPDATE sessions SET message_count = message_count + ?1, tool_call_count = tool_call_count + ?2 WHERE id = ?3",
+            )?
+            .execute(rusqlite::params![inserted, tool_calls, &session.id])?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// A 128-bit hash of a message's duplicate key (session, role, exact timestamp, stored
+/// content): two independent 64-bit hashes, so a false match is never a practical concern.
+fn dup_key(session: &str, m: &MessageRow, timestamp: f64) -> u128 {
+    use std::hash::Hash;
+    let half = |seed: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut h);
+        session.hash(&mut h);
+        m.role.hash(&mut h);
+        timestamp.to_bits().hash(&mut h);
+        match &m.content {
+            Sql::Null => 0u8.hash(&mut h),
+            Sql::Integer(i) => (1u8, i).hash(&mut h),
+            Sql::Real(f) => (2u8, f.to_bits()).hash(&mut h),
+            Sql::Text(t) => (3u8, t).hash(&mut h),
+            Sql::Blob(b) => (4u8, b).hash(&mut h),
+        }
+        h.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
 }
 
 fn insert_message<'a, 'c>(
-    tx: &'c Transaction<'_>,
+    tx: &'c Connection,
     session_id: &str,
     m: &'a MessageRow,
     id: i64,
@@ -557,7 +649,7 @@ struct LastInsert<'a, 'c> {
 }
 
 fn insert_session(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     item: &Item,
     now: f64,
     out: &mut BatchOut,
@@ -607,7 +699,7 @@ fn insert_session(
 }
 
 /// Fills the NULL columns of an existing session (Python's `create_session` upsert).
-fn enrich_session(tx: &Transaction<'_>, item: &Item) -> rusqlite::Result<()> {
+fn enrich_session(tx: &Connection, item: &Item) -> rusqlite::Result<()> {
     let s = &item.session;
     let mut sets = Vec::new();
     let mut values: Vec<&Sql> = Vec::new();
@@ -638,7 +730,7 @@ fn enrich_session(tx: &Transaction<'_>, item: &Item) -> rusqlite::Result<()> {
 
 /// Whether `title` is held by a session other than `id` (the unique title index would
 /// reject the whole batch otherwise).
-fn title_conflict(tx: &Transaction<'_>, title: Option<&Sql>, id: &str) -> rusqlite::Result<bool> {
+fn title_conflict(tx: &Connection, title: Option<&Sql>, id: &str) -> rusqlite::Result<bool> {
     let Some(Sql::Text(title)) = title else {
         return Ok(false);
     };
@@ -658,7 +750,7 @@ fn display(value: &Sql) -> String {
 
 /// Sets the session's parent when the line names one and the session has none yet; a parent
 /// not stored yet is waited for.
-fn attach_parent(tx: &Transaction<'_>, item: &Item, out: &mut BatchOut) -> rusqlite::Result<()> {
+fn attach_parent(tx: &Connection, item: &Item, out: &mut BatchOut) -> rusqlite::Result<()> {
     let Some(parent) = &item.session.parent else {
         return Ok(());
     };
@@ -684,7 +776,7 @@ fn attach_parent(tx: &Transaction<'_>, item: &Item, out: &mut BatchOut) -> rusql
 
 /// Points `child` at `parent` unless that would close a cycle.
 fn link(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     child: &str,
     parent: &str,
     line: usize,
@@ -713,41 +805,8 @@ fn link(
     Ok(())
 }
 
-/// The duplicate key of a message within one item: role, exact timestamp, stored content.
-#[derive(Hash, PartialEq, Eq)]
-struct DupKey<'a> {
-    role: &'a str,
-    timestamp: u64,
-    content: ContentKey<'a>,
-}
-
-#[derive(Hash, PartialEq, Eq)]
-enum ContentKey<'a> {
-    Null,
-    Integer(i64),
-    Real(u64),
-    Text(&'a str),
-    Blob(&'a [u8]),
-}
-
-impl<'a> DupKey<'a> {
-    fn new(m: &'a MessageRow, timestamp: f64) -> DupKey<'a> {
-        DupKey {
-            role: &m.role,
-            timestamp: timestamp.to_bits(),
-            content: match &m.content {
-                Sql::Null => ContentKey::Null,
-                Sql::Integer(i) => ContentKey::Integer(*i),
-                Sql::Real(f) => ContentKey::Real(f.to_bits()),
-                Sql::Text(s) => ContentKey::Text(s),
-                Sql::Blob(b) => ContentKey::Blob(b),
-            },
-        }
-    }
-}
-
-/// A fast non-cryptographic hasher (the multiply-rotate of rustc's FxHasher) for the
-/// duplicate sets: their keys are our own input, not an attacker's choice of collisions.
+/// A fast non-cryptographic hasher (the multiply-rotate of rustc's FxHasher) for sets whose
+/// keys are already hashes or short ids of our own input.
 #[derive(Default)]
 struct FxHasher(u64);
 
@@ -776,5 +835,117 @@ impl Hasher for FxHasher {
 impl FxHasher {
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessions::db::RetryPolicy;
+    use crate::sessions::{check, migrate};
+
+    fn run(db: &mut Db, input: &str, options: Options) -> (Summary, Vec<String>) {
+        let warnings = std::sync::Mutex::new(Vec::new());
+        let observer = Observer {
+            progress: &|_| {},
+            warn: &|w| warnings.lock().expect("lock").push(w.to_string()),
+        };
+        let summary = ingest(
+            db,
+            Box::new(std::io::Cursor::new(input.to_string())),
+            options,
+            &observer,
+        )
+        .expect("ingest");
+        (summary, warnings.into_inner().expect("warnings"))
+    }
+
+    #[test]
+    fn many_small_transactions_give_the_same_store() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut db = Db::create(&dir.path().join("state.db"), RetryPolicy::default()).expect("db");
+        migrate::ensure_schema(&mut db).expect("schema");
+        let input = concat!(
+            "{\"id\": \"child\", \"source\": \"cli\", \"parent_session_id\": \"root\", \"started_at\": 5, \"messages\": [",
+            "{\"id\": 40, \"role\": \"user\", \"content\": \"广西\", \"timestamp\": 6},",
+            "{\"id\": 41, \"role\": \"assistant\", \"content\": \"ok\", \"timestamp\": 7}]}\n",
+            "{\"session_id\": \"m\", \"role\": \"user\", \"content\": \"one\", \"timestamp\": 1}\n",
+            "{\"session_id\": \"m\", \"role\": \"user\", \"content\": \"one\", \"timestamp\": 1}\n",
+            "{\"session_id\": \"m\", \"role\": \"user\", \"content\": \"桂林 two\", \"timestamp\": 2}\n",
+            "{\"id\": \"root\", \"source\": \"cli\", \"started_at\": 1, \"messages\": [",
+            "{\"role\": \"user\", \"content\": \"root\", \"timestamp\": 2}]}\n",
+        );
+        let options = Options {
+            batch_messages: 2,
+            chunk_messages: 1,
+            now: 100.0,
+            ..Options::default()
+        };
+        let (summary, warnings) = run(&mut db, input, options);
+        assert_eq!(
+            (summary.sessions, summary.messages, summary.skipped),
+            (3, 5, 1)
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let conn = db.conn();
+        let parent: String = conn
+            .query_row(
+                "SELECT parent_session_id FROM sessions WHERE id = 'child'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("parent");
+        assert_eq!(parent, "root");
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM messages ORDER BY id")
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect();
+        assert_eq!(
+            ids,
+            [40, 41, 42, 43, 44],
+            "kept ids, then AUTOINCREMENT's next ones"
+        );
+        let m: (i64, i64) = conn
+            .query_row(
+                "SELECT message_count, tool_call_count FROM sessions WHERE id = 'm'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("counts");
+        assert_eq!(m, (2, 0));
+        let findings = check::check(&db).expect("check");
+        assert!(findings.iter().all(|f| f.ok), "{findings:?}");
+
+        // Again, in one transaction: everything is already there.
+        let (again, _) = run(
+            &mut db,
+            input,
+            Options {
+                now: 100.0,
+                ..Options::default()
+            },
+        );
+        assert_eq!((again.sessions, again.messages, again.skipped), (0, 0, 6));
+    }
+
+    #[test]
+    fn timestamps_fill_from_a_running_clock() {
+        let line = serde_json::json!({"id": "s", "messages": [
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b", "timestamp": 50.0},
+            {"role": "user", "content": "c"}
+        ]});
+        let mut item =
+            crate::sessions::record::parse_line(1, line, &Columns::default()).expect("parse");
+        fill_timestamps(&mut item, 10.0);
+        let ts: Vec<f64> = item
+            .messages
+            .iter()
+            .map(|m| m.timestamp.expect("ts"))
+            .collect();
+        assert_eq!(ts, [10.0, 50.0, 50.000001]);
     }
 }

@@ -543,9 +543,10 @@ mod tests {
     #[test]
     fn floats_round_trip_exactly_as_python_wrote_them() {
         // serde_json's default float parser can be one ulp off; Python's repr round-trips.
-        let line: Value =
-            serde_json::from_str(r#"{"id": "s", "started_at": 1795985938.3311357, "messages": []}"#)
-                .expect("json");
+        let line: Value = serde_json::from_str(
+            r#"{"id": "s", "started_at": 1795985938.3311357, "messages": []}"#,
+        )
+        .expect("json");
         let item = parse_line(1, line, &columns()).expect("parse");
         let Some(Sql::Real(f)) = item.session.column("started_at") else {
             panic!("started_at");

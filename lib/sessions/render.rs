@@ -134,15 +134,17 @@ pub fn stats(s: &Stats) -> String {
     for f in &s.full_text {
         out.push_str(&format!("  {:<21} {:>9}\n", f.name, bytes(f.bytes)));
     }
-    out.push_str("\nlargest objects         bytes  kind   owner\n");
+    out.push_str("\nlargest objects                      bytes  kind   owner\n");
     for o in s.objects.iter().take(12) {
-        out.push_str(&format!(
-            "  {:<28} {:>9}  {:<6} {}\n",
+        let line = format!(
+            "  {:<32} {:>9}  {:<6} {}",
             o.name,
             bytes(o.bytes),
             o.kind,
             o.owner
-        ));
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     let c = &s.cjk;
     out.push_str(&format!(
