@@ -12,17 +12,15 @@ use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
 use hermes_loop::io::format::Format;
 use hermes_loop::io::jsonl::open_input;
 use hermes_loop::io::output::Output;
-use hermes_loop::sessions::{
-    self, Access, Db, RetryPolicy, check, cjk_index, export, ingest, maintain, migrate, render,
-};
+use hermes_loop::sessions::{self, Access, Db, check, export, ingest, maintain, render};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
 const BIN: &str = "hermes-index";
 
 #[derive(Parser)]
-#[command(name = BIN, version, about = "The session store ($HERMES_HOME/state.db): create, fill, export, index, check.",
-    after_help = EXIT_CODES_HELP)]
+#[command(name = BIN, version, after_help = EXIT_CODES_HELP,
+    about = "The session store ($HERMES_HOME/state.db): create, fill, export, index, check.")]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
@@ -72,11 +70,8 @@ enum Command {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
-        let home = Home::resolve(cli.common.home.as_deref())?;
-        let path = home.state_db();
-        let format = cli.format.resolve();
-        let quiet = cli.common.quiet;
-        run(&cli.command, &path, format, quiet).map_err(with_hint)
+        let path = Home::resolve(cli.common.home.as_deref())?.state_db();
+        run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
     })
 }
 
@@ -84,14 +79,15 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
     let mut out = Output::stdout();
     let exit = match command {
         Command::Init => {
-            let (mut db, schema) = open_store(path, true)?;
-            let cjk = catch_up(&mut db, quiet)?;
+            let bar = progress(None, "cjk index", quiet);
+            let (db, schema, cjk) = sessions::open_for_write(path, true, &|n| bar.inc(n))?;
+            bar.finish_and_clear();
             #[derive(Serialize)]
             struct Init<'a> {
                 path: &'a Path,
                 #[serde(flatten)]
-                schema: &'a migrate::SchemaReport,
-                cjk: &'a cjk_index::CatchUp,
+                schema: &'a sessions::migrate::SchemaReport,
+                cjk: &'a sessions::CatchUp,
             }
             let record = Init {
                 path,
@@ -105,18 +101,19 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             Exit::Success
         }
         Command::Ingest { file, keep_going } => {
-            let input = open_input(file.as_deref())?;
-            let total = file
-                .as_deref()
-                .filter(|f| f.as_os_str() != "-")
-                .and_then(|f| std::fs::metadata(f).ok())
-                .map(|m| m.len());
-            let (mut db, _) = open_store(path, true)?;
-            catch_up(&mut db, quiet)?;
-            let bar = progress(total, "ingest", quiet);
+            let file = file.as_deref().filter(|f| f.as_os_str() != "-");
+            let input = open_input(file)?;
+            let (mut db, _, _) = sessions::open_for_write(path, true, &|_| {})?;
+            let bar = progress(
+                file.and_then(|f| std::fs::metadata(f).ok())
+                    .map(|m| m.len()),
+                "ingest",
+                quiet,
+            );
+            let now = hermes_loop::clock::unix_seconds(hermes_loop::clock::now()?);
             let options = ingest::Options {
                 keep_going: *keep_going,
-                now: now()?,
+                now,
                 ..ingest::Options::default()
             };
             let observer = ingest::Observer {
@@ -152,46 +149,36 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             let found = match file.as_deref().filter(|f| f.as_os_str() != "-") {
                 None => export::export(&db, &options, &mut |line| out.raw(line.as_bytes()))?,
                 Some(target) => {
-                    let mut buf = Vec::new();
-                    let found = export::export(&db, &options, &mut |line| {
-                        buf.extend_from_slice(line.as_bytes());
-                        Ok(())
-                    })?;
-                    if let export::Found::Exported(summary) = &found {
-                        hermes_loop::io::atomic::write_atomic(
-                            target,
-                            &buf,
-                            hermes_loop::io::atomic::FileMode::Umask,
-                        )?;
-                        emit(&mut out, format, summary, || {
+                    let found = export::export_to_file(&db, &options, target)?;
+                    if let export::Found::Exported(s) = &found {
+                        let text = || {
                             format!(
                                 "exported {} sessions, {} messages to {}",
-                                summary.sessions,
-                                summary.messages,
+                                s.sessions,
+                                s.messages,
                                 target.display()
                             )
-                        })?;
+                        };
+                        emit(&mut out, format, s, text)?;
                     }
                     found
                 }
             };
-            match found {
-                export::Found::Exported(_) => Exit::Success,
-                export::Found::NoSuchSession(id) => {
-                    if !quiet {
-                        eprintln!("{BIN}: no session {id:?} (no exact id, no unique prefix)");
-                    }
-                    Exit::Negative
+            if let export::Found::NoSuchSession(id) = found {
+                if !quiet {
+                    eprintln!("{BIN}: no session {id:?} (no exact id, no unique prefix)");
                 }
+                Exit::Negative
+            } else {
+                Exit::Success
             }
         }
         Command::Rebuild => {
-            let (mut db, _) = open_store(path, false)?;
-            let messages: u64 = db
+            let (mut db, _, _) = sessions::open_for_write(path, false, &|_| {})?;
+            let messages = db
                 .conn()
-                .query_row("SELECT count(*) FROM messages", [], |r| r.get::<_, i64>(0))
-                .map(|n| n as u64)?;
-            let bar = progress(Some(messages * 3), "rebuild", quiet);
+                .query_row("SELECT count(*) FROM messages", [], |r| r.get::<_, i64>(0))?;
+            let bar = progress(Some(messages.max(0) as u64 * 3), "rebuild", quiet);
             let done = maintain::rebuild(&mut db, &|n| bar.inc(n))?;
             bar.finish_and_clear();
             emit(&mut out, format, &done, || render::rebuilt(&done))?;
@@ -213,33 +200,26 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
                 repairs = check::repair(&mut db, &findings)?;
                 findings = check::check(&db)?;
             }
-            let problems = findings.iter().filter(|f| !f.ok).count();
-            let ok = problems == 0;
             match format {
                 Format::Text => out.line(&render::findings(&findings, &repairs))?,
-                Format::Json => out
-                    .json(&serde_json::json!({"checks": findings, "repairs": repairs, "ok": ok}))?,
-                Format::Jsonl => {
-                    for f in &findings {
-                        out.jsonl(&serde_json::json!({"type": "check", "check": f.check, "ok": f.ok, "detail": f.detail}))?;
-                    }
-                    for r in &repairs {
-                        out.jsonl(&serde_json::json!({"type": "repair", "action": r.action, "detail": r.detail}))?;
-                    }
-                    out.jsonl(&serde_json::json!({"type": "summary", "ok": ok, "problems": problems, "repaired": repairs.len()}))?;
-                }
+                Format::Json => out.json(&check::document(&findings, &repairs))?,
+                Format::Jsonl => check::records(&findings, &repairs)
+                    .iter()
+                    .try_for_each(|r| out.jsonl(r))?,
             }
-            if ok { Exit::Success } else { Exit::Negative }
+            if findings.iter().all(|f| f.ok) {
+                Exit::Success
+            } else {
+                Exit::Negative
+            }
         }
         Command::Stats => {
-            let db = Db::open(path, Access::ReadOnly)?;
-            let stats = sessions::stats::stats(&db)?;
+            let stats = sessions::stats::stats(&Db::open(path, Access::ReadOnly)?)?;
             emit(&mut out, format, &stats, || render::stats(&stats))?;
             Exit::Success
         }
         Command::Optimize => {
-            let (mut db, _) = open_store(path, false)?;
-            catch_up(&mut db, quiet)?;
+            let (mut db, _, _) = sessions::open_for_write(path, false, &|_| {})?;
             let done = maintain::optimize(&mut db)?;
             emit(&mut out, format, &done, || render::optimized(&done))?;
             db.close();
@@ -250,33 +230,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
     Ok(exit)
 }
 
-/// Opens the store read-write and brings its schema to v22 (creating it when `create`).
-fn open_store(path: &Path, create: bool) -> Result<(Db, migrate::SchemaReport)> {
-    let mut db = if create {
-        Db::create(path, RetryPolicy::default())?
-    } else {
-        Db::open(path, Access::ReadWrite)?
-    };
-    let schema = migrate::ensure_schema(&mut db)?;
-    Ok((db, schema))
-}
-
-fn catch_up(db: &mut Db, quiet: bool) -> Result<cjk_index::CatchUp> {
-    let lag = cjk_index::lag(db.conn())?;
-    let bar = progress(
-        (lag.behind > 100_000).then_some(lag.behind),
-        "cjk index",
-        quiet,
-    );
-    let done = cjk_index::catch_up(db, &|n| bar.inc(n))?;
-    bar.finish_and_clear();
-    Ok(done)
-}
-
-fn now() -> Result<f64> {
-    Ok(hermes_loop::clock::unix_seconds(hermes_loop::clock::now()?))
-}
-
+/// A bar for `total` items (a spinner when unknown), only on a terminal and without `-q`.
 fn progress(total: Option<u64>, label: &str, quiet: bool) -> ProgressBar {
     match total {
         Some(total) => hermes_loop::io::progress::bar(total, label, quiet),

@@ -266,3 +266,20 @@ pub fn repair(db: &mut Db, findings: &[Finding]) -> Result<Vec<Repair>> {
     }
     Ok(repairs)
 }
+
+/// The `check` answer as JSONL records: one per check, one per repair, then a summary.
+pub fn records(findings: &[Finding], repairs: &[Repair]) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    let problems = findings.iter().filter(|f| !f.ok).count();
+    findings
+        .iter()
+        .map(|f| json!({"type": "check", "check": f.check, "ok": f.ok, "detail": f.detail}))
+        .chain(repairs.iter().map(|r| json!({"type": "repair", "action": r.action, "detail": r.detail})))
+        .chain([json!({"type": "summary", "ok": problems == 0, "problems": problems, "repaired": repairs.len()})])
+        .collect()
+}
+
+/// The `check` answer as one JSON value (`--format json`).
+pub fn document(findings: &[Finding], repairs: &[Repair]) -> serde_json::Value {
+    serde_json::json!({"checks": findings, "repairs": repairs, "ok": findings.iter().all(|f| f.ok)})
+}

@@ -11,9 +11,12 @@ use rusqlite::types::ValueRef;
 use rusqlite::{OptionalExtension, Statement};
 use serde_json::{Map, Value};
 
+use std::path::Path;
+
 use super::db::Db;
-use super::error::Result;
+use super::error::{Error, Result};
 use super::record::CONTENT_JSON_PREFIX;
+use crate::io::FileError;
 use crate::io::pyjson::{self, Dumps};
 
 /// What to export.
@@ -76,7 +79,7 @@ pub fn export(
         object.insert("messages".into(), Value::Array(rows));
         let mut line = pyjson::dumps(&Value::Object(object), DUMPS);
         line.push('\n');
-        out(&line).map_err(super::error::Error::Input)
+        out(&line).map_err(Error::Input)
     };
 
     if let Some(wanted) = &options.session {
@@ -110,6 +113,52 @@ pub fn export(
         write_session(object, &mut summary)?;
     }
     Ok(Found::Exported(summary))
+}
+
+/// [`export`] into `target`, replaced atomically: a temp file in the same directory,
+/// fsync, rename, fsync of the directory. Nothing is written when `--session` finds nothing.
+pub fn export_to_file(db: &Db, options: &Options, target: &Path) -> Result<Found> {
+    use std::io::Write;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let io = |action: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |e| Error::File(FileError::new(action, &path, e))
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(io("create", &temp))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let result = export(db, options, &mut |line| out.write_all(line.as_bytes()));
+    let finished = result.and_then(|found| {
+        let file = out
+            .into_inner()
+            .map_err(|e| io("write", &temp)(e.into_error()))?;
+        file.sync_all().map_err(io("write", &temp))?;
+        Ok(found)
+    });
+    match finished {
+        Ok(found @ Found::Exported(_)) => {
+            std::fs::rename(&temp, target).map_err(io("replace", target))?;
+            if let Ok(d) = std::fs::File::open(&dir) {
+                let _ = d.sync_all();
+            }
+            Ok(found)
+        }
+        other => {
+            let _ = std::fs::remove_file(&temp);
+            other
+        }
+    }
 }
 
 /// An exact session id, else the only id starting with `wanted` (Python's

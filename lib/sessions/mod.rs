@@ -35,6 +35,24 @@ pub use cjk_index::{CatchUp, Lag};
 pub use db::{Access, Db, RetryPolicy};
 pub use error::{Error, Result};
 
+/// Opens the store read-write for a command that writes, brings its schema to v22 (creating
+/// the file when `create`; else a missing file is [`Error::Missing`]) and catches the CJK
+/// index up. `progress` counts the rows the catch-up reads.
+pub fn open_for_write(
+    path: &Path,
+    create: bool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(Db, migrate::SchemaReport, CatchUp)> {
+    let mut db = if create {
+        Db::create(path, RetryPolicy::default())?
+    } else {
+        Db::open(path, Access::ReadWrite)?
+    };
+    let schema = migrate::ensure_schema(&mut db)?;
+    let caught_up = cjk_index::catch_up(&mut db, progress)?;
+    Ok((db, schema, caught_up))
+}
+
 /// A store opened for searching.
 #[derive(Debug)]
 pub struct Opened {
