@@ -413,6 +413,24 @@ mod tests {
     }
 
     #[test]
+    fn writing_through_a_read_only_connection_is_read_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.db");
+        let mut db = Db::create(&path, RetryPolicy::default()).expect("create");
+        crate::sessions::migrate::ensure_schema(&mut db).expect("schema");
+        db.close();
+        let mut ro = Db::open(&path, Access::ReadOnly).expect("open");
+        let err = ro
+            .write(|tx| {
+                tx.execute_batch("INSERT INTO state_meta VALUES ('k', 'v')")
+                    .map_err(|e| Error::sql(&path, "insert", e))
+            })
+            .expect_err("read-only");
+        assert!(matches!(err, Error::ReadOnly { .. }), "{err:?}");
+        assert!(err.hint().is_some_and(|h| h.contains("write access")));
+    }
+
+    #[test]
     fn a_held_lock_is_retried_then_reported() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("state.db");
