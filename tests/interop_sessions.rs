@@ -416,7 +416,11 @@ fn python_keeps_working_after_our_rebuild_and_optimize() {
     let work = TempHome::new();
     let corpus = corpus(work.path(), 10, 20);
     let home = TempHome::new();
-    index(home.path()).arg("ingest").arg(&corpus).assert().success();
+    index(home.path())
+        .arg("ingest")
+        .arg(&corpus)
+        .assert()
+        .success();
     index(home.path()).arg("rebuild").assert().success();
     index(home.path()).arg("optimize").assert().success();
     // The FTS5 format version stays the one Python's SQLite reads.
@@ -432,9 +436,15 @@ fn python_keeps_working_after_our_rebuild_and_optimize() {
     }
     let ids = support::sessions::texts(home.path(), "SELECT id FROM sessions ORDER BY started_at");
     peer(home.path(), "sessions-append", &[&ids[0], &ids[1]], None);
-    let stdin = serde_json::to_vec(&json!([{"query": "广西"}, {"query": "kubernetes"}])).expect("q");
+    let stdin =
+        serde_json::to_vec(&json!([{"query": "广西"}, {"query": "kubernetes"}])).expect("q");
     let answers = peer(home.path(), "sessions-search", &[], Some(&stdin));
-    assert!(!answers[0]["search_messages"].as_array().expect("rows").is_empty());
+    assert!(
+        !answers[0]["search_messages"]
+            .as_array()
+            .expect("rows")
+            .is_empty()
+    );
     assert_eq!(answers[1]["session_search"]["success"], json!(true));
     index(home.path()).arg("check").assert().code(1);
     index(home.path()).arg("optimize").assert().success();

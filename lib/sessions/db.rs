@@ -126,6 +126,11 @@ impl Db {
             .map_err(|e| db.err("reading the schema", e))?;
         if access == Access::ReadWrite {
             db.apply_wal()?;
+            // Python's barrier on macOS, where fsync does not reach the platter.
+            #[cfg(target_os = "macos")]
+            db.conn
+                .execute_batch("PRAGMA checkpoint_fullfsync=1; PRAGMA synchronous=FULL")
+                .map_err(|e| db.err("setting the macOS sync barrier", e))?;
             db.conn
                 .execute_batch("PRAGMA foreign_keys=ON")
                 .map_err(|e| db.err("enabling foreign keys", e))?;

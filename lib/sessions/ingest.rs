@@ -183,6 +183,7 @@ fn parse(
         count,
     };
     let mut batch: Vec<Item> = Vec::new();
+    let mut clock = options.now;
     let mut messages = 0usize;
     for record in Records::new(reader) {
         let item = match record {
@@ -197,7 +198,7 @@ fn parse(
         };
         match item {
             Ok(mut item) => {
-                fill_timestamps(&mut item, options.now);
+                fill_timestamps(&mut item, &mut clock);
                 messages += item.messages.len().max(1);
                 batch.push(item);
                 // Small chunks: writing starts early and parser and writer work side by side.
@@ -222,12 +223,12 @@ fn parse(
 }
 
 /// Gives messages without a timestamp one from a running clock that starts at `now` and
-/// always moves past the previous message, as Python's `_insert_message_rows` does.
-fn fill_timestamps(item: &mut Item, now: f64) {
-    let mut clock = now;
+/// always moves past the previous message, as Python's `_insert_message_rows` does; the
+/// clock runs across the whole input, so message lines without timestamps keep their order.
+fn fill_timestamps(item: &mut Item, clock: &mut f64) {
     for m in &mut item.messages {
-        let ts = *m.timestamp.get_or_insert(clock);
-        clock = (clock + 1e-6).max(ts + 1e-6);
+        let ts = *m.timestamp.get_or_insert(*clock);
+        *clock = (*clock + 1e-6).max(ts + 1e-6);
     }
 }
 
@@ -248,8 +249,9 @@ struct Writer {
     waiting: BTreeMap<String, Vec<(String, usize)>>,
 }
 
-/// Most messages, and longest, one transaction holds the write lock for. Python's writers
-/// wait for it up to about 16 s (15 attempts of a 1 s busy timeout) before they give up.
+/// The longest one transaction holds the write lock (it also ends at `batch_messages`).
+/// Python's writers wait up to about 16 s (15 attempts of a 1 s busy timeout) before they
+/// give up, so a gateway or cron job writing meanwhile is delayed, never failed.
 const TRANSACTION_SECONDS: f64 = 5.0;
 
 impl Writer {
@@ -272,7 +274,7 @@ impl Writer {
     ) -> Result<()> {
         let path = db.path().to_path_buf();
         let sql = |e| Error::sql(&path, "writing a batch", e);
-        let mut rx = rx.into_iter().peekable();
+        let mut rx = rx.into_iter();
         loop {
             // Bad lines between transactions need no transaction.
             let items = match self.next_items(&mut rx, observer)? {
@@ -315,7 +317,7 @@ impl Writer {
     /// error otherwise (which rolls back the open transaction). `None` at the end.
     fn next_items(
         &mut self,
-        rx: &mut std::iter::Peekable<std::sync::mpsc::IntoIter<Chunk>>,
+        rx: &mut std::sync::mpsc::IntoIter<Chunk>,
         observer: &Observer<'_>,
     ) -> Result<Option<Vec<Item>>> {
         for chunk in rx.by_ref() {
@@ -946,12 +948,14 @@ mod tests {
         ]});
         let mut item =
             crate::sessions::record::parse_line(1, line, &Columns::default()).expect("parse");
-        fill_timestamps(&mut item, 10.0);
+        let mut clock = 10.0;
+        fill_timestamps(&mut item, &mut clock);
         let ts: Vec<f64> = item
             .messages
             .iter()
             .map(|m| m.timestamp.expect("ts"))
             .collect();
         assert_eq!(ts, [10.0, 50.0, 50.000001]);
+        assert!((clock - 50.000002).abs() < 1e-9, "{clock}");
     }
 }
