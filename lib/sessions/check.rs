@@ -162,13 +162,20 @@ fn cjk_consistency(conn: &Connection, lag: &Lag) -> rusqlite::Result<(u64, u64, 
             if pending.contains(&id) {
                 continue;
             }
+            // Only text that may hold CJK is copied out: a big home's messages never sit in
+            // memory all at once.
             let text = |i| -> rusqlite::Result<Option<String>> {
                 Ok(match row.get_ref(i)? {
-                    ValueRef::Text(b) => Some(String::from_utf8_lossy(b).into_owned()),
+                    ValueRef::Text(b) if cjk_index::may_hold_cjk(b) => {
+                        Some(String::from_utf8_lossy(b).into_owned())
+                    }
                     _ => None,
                 })
             };
-            out.push((id, [text(1)?, text(2)?, text(3)?]));
+            let texts = [text(1)?, text(2)?, text(3)?];
+            if texts.iter().any(Option::is_some) {
+                out.push((id, texts));
+            }
         }
         out
     };

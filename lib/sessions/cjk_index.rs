@@ -336,7 +336,9 @@ pub fn text_document(
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-fn may_hold_cjk(bytes: &[u8]) -> bool {
+/// Whether UTF-8 `bytes` may hold a CJK character: every CJK range encodes to a lead byte
+/// of 0xE3..=0xED or 0xF0, so text without one is skipped at memory speed.
+pub fn may_hold_cjk(bytes: &[u8]) -> bool {
     bytes
         .iter()
         .any(|&b| (0xE3..=0xED).contains(&b) || b == 0xF0)
