@@ -152,6 +152,10 @@ fn parse_session_object(
 
 fn session_id(value: Option<Value>, field: &str) -> Result<String, String> {
     match value {
+        // session_search reads `profile/id`: an id with a slash could never be read back.
+        Some(Value::String(s)) if s.contains('/') => {
+            Err(format!("`{field}` must not contain '/' (got {s:?})"))
+        }
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
         _ => Err(format!("`{field}` must be a non-empty string")),
     }
