@@ -563,6 +563,10 @@ mod tests {
         let cols = columns();
         let err = |v: Value| parse_line(1, v, &cols).expect_err("bad");
         assert_eq!(
+            err(json!({"session_id": "work/s1", "role": "user"})),
+            "`session_id` must not contain '/' (got \"work/s1\")"
+        );
+        assert_eq!(
             err(json!([1])),
             "expected a JSON object (a session with `messages`, or a message)"
         );
