@@ -235,7 +235,12 @@ fn progress(total: Option<u64>, label: &str, quiet: bool) -> ProgressBar {
     match total {
         Some(total) => hermes_loop::io::progress::bar(total, label, quiet),
         None if !quiet && std::io::stderr().is_terminal() => {
-            ProgressBar::new_spinner().with_prefix(label.to_string())
+            let style =
+                indicatif::ProgressStyle::with_template("{prefix} {spinner} {pos} {per_sec}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+            ProgressBar::new_spinner()
+                .with_style(style)
+                .with_prefix(label.to_string())
         }
         None => ProgressBar::hidden(),
     }
