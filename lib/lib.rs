@@ -9,5 +9,6 @@ pub mod clock;
 pub mod home;
 pub mod io;
 pub mod memory;
+pub mod sessions;
 pub mod skills;
 pub mod yaml;

@@ -90,6 +90,16 @@ if have hermes-memory; then
 fi
 
 # [hermes-index]
+if have hermes-index; then
+    step "hermes-index: the session store, built from sessions exported by Python Hermes"
+    hermes-index ingest testdata/sessions/demo.jsonl --format text
+    hermes-index ingest testdata/sessions/demo.jsonl --format text   # idempotent
+    hermes-index stats --format text
+    step "hermes-index: every index checked, the CJK bigram index included"
+    hermes-index check --format text
+    step "hermes-index: one session back out, in Python's export shape"
+    hermes-index export --session 20261121 | cut -c1-150
+fi
 
 # [hermes-recall]
 

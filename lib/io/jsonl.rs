@@ -95,7 +95,7 @@ impl<R: BufRead> Iterator for Records<R> {
 }
 
 /// Opens `path` for reading, or stdin when it is `None` or `-`.
-pub fn open_input(path: Option<&Path>) -> Result<Box<dyn BufRead>, FileError> {
+pub fn open_input(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, FileError> {
     match path {
         None => Ok(Box::new(BufReader::new(io::stdin()))),
         Some(p) if p.as_os_str() == "-" => Ok(Box::new(BufReader::new(io::stdin()))),

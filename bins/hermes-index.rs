@@ -1,0 +1,272 @@
+//! hermes-index: the session store ($HERMES_HOME/state.db), compatible with Python Hermes.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use hermes_loop::home::Home;
+use hermes_loop::io::cli::{CommonArgs, FormatArgs};
+use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
+use hermes_loop::io::format::Format;
+use hermes_loop::io::jsonl::open_input;
+use hermes_loop::io::output::Output;
+use hermes_loop::sessions::{self, Access, Db, check, export, ingest, maintain, render};
+use indicatif::ProgressBar;
+use serde::Serialize;
+
+const BIN: &str = "hermes-index";
+
+#[derive(Parser)]
+#[command(name = BIN, version, after_help = EXIT_CODES_HELP,
+    about = "The session store ($HERMES_HOME/state.db): create, fill, export, index, check.")]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    format: FormatArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create or migrate state.db (schema v22) and bring every index up to date
+    Init,
+    /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
+    Ingest {
+        /// Input file; `-` or nothing reads stdin
+        file: Option<PathBuf>,
+        /// Report bad lines on stderr and go on (exit 2 at the end) instead of stopping
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Write one session per line, in the shape `hermes sessions export` writes
+    Export {
+        /// Output file (replaced atomically); `-` or nothing writes stdout
+        file: Option<PathBuf>,
+        /// Only this session (exact id or unique prefix)
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Only the live transcript (upstream's lines exactly); default: every row
+        #[arg(long)]
+        active_only: bool,
+    },
+    /// Rebuild every full-text index from the messages table
+    Rebuild,
+    /// Integrity and index consistency; exit 1 when something is wrong
+    Check {
+        /// Fix what can be fixed, then check again
+        #[arg(long)]
+        repair: bool,
+    },
+    /// Sessions, messages, per source, index sizes, file size
+    Stats,
+    /// FTS optimize + VACUUM
+    Optimize,
+}
+
+fn main() -> ExitCode {
+    exit::run(BIN, || {
+        let cli = Cli::parse();
+        let path = Home::resolve(cli.common.home.as_deref())?.state_db();
+        run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
+    })
+}
+
+fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Exit> {
+    let mut out = Output::stdout();
+    let exit = match command {
+        Command::Init => {
+            let bar = progress(None, "cjk index", quiet);
+            let (db, schema, cjk) = sessions::open_for_write(path, true, &|n| bar.inc(n))?;
+            bar.finish_and_clear();
+            #[derive(Serialize)]
+            struct Init<'a> {
+                path: &'a Path,
+                #[serde(flatten)]
+                schema: &'a sessions::migrate::SchemaReport,
+                cjk: &'a sessions::CatchUp,
+            }
+            let record = Init {
+                path,
+                schema: &schema,
+                cjk: &cjk,
+            };
+            emit(&mut out, format, &record, || {
+                render::init(path, &schema, &cjk)
+            })?;
+            db.close();
+            Exit::Success
+        }
+        Command::Ingest { file, keep_going } => {
+            let file = file.as_deref().filter(|f| f.as_os_str() != "-");
+            let input = open_input(file)?;
+            let (mut db, _, _) = sessions::open_for_write(path, true, &|_| {})?;
+            let bar = progress(
+                file.and_then(|f| std::fs::metadata(f).ok())
+                    .map(|m| m.len()),
+                "ingest",
+                quiet,
+            );
+            let now = hermes_loop::clock::unix_seconds(hermes_loop::clock::now()?);
+            let options = ingest::Options {
+                keep_going: *keep_going,
+                now,
+                ..ingest::Options::default()
+            };
+            let observer = ingest::Observer {
+                progress: &|n| bar.set_position(n),
+                warn: &|m| {
+                    bar.suspend(|| {
+                        if !quiet {
+                            exit::warn(BIN, m)
+                        }
+                    })
+                },
+            };
+            let summary = ingest::ingest(&mut db, input, options, &observer)?;
+            bar.finish_and_clear();
+            emit(&mut out, format, &summary, || render::ingested(&summary))?;
+            db.close();
+            if summary.bad_lines > 0 {
+                Exit::PartialFailure
+            } else {
+                Exit::Success
+            }
+        }
+        Command::Export {
+            file,
+            session,
+            active_only,
+        } => {
+            let db = Db::open(path, Access::ReadOnly)?;
+            let options = export::Options {
+                session: session.clone(),
+                active_only: *active_only,
+            };
+            let found = match file.as_deref().filter(|f| f.as_os_str() != "-") {
+                None => export::export(&db, &options, &mut |line| out.raw(line.as_bytes()))?,
+                Some(target) => {
+                    let found = export::export_to_file(&db, &options, target)?;
+                    if let export::Found::Exported(s) = &found {
+                        let text = || {
+                            format!(
+                                "exported {} sessions, {} messages to {}",
+                                s.sessions,
+                                s.messages,
+                                target.display()
+                            )
+                        };
+                        emit(&mut out, format, s, text)?;
+                    }
+                    found
+                }
+            };
+            if let export::Found::NoSuchSession(id) = found {
+                if !quiet {
+                    eprintln!("{BIN}: no session {id:?} (no exact id, no unique prefix)");
+                }
+                Exit::Negative
+            } else {
+                Exit::Success
+            }
+        }
+        Command::Rebuild => {
+            let (mut db, _, _) = sessions::open_for_write(path, false, &|_| {})?;
+            let messages = db
+                .conn()
+                .query_row("SELECT count(*) FROM messages", [], |r| r.get::<_, i64>(0))?;
+            let bar = progress(Some(messages.max(0) as u64 * 3), "rebuild", quiet);
+            let done = maintain::rebuild(&mut db, &|n| bar.inc(n))?;
+            bar.finish_and_clear();
+            emit(&mut out, format, &done, || render::rebuilt(&done))?;
+            db.close();
+            Exit::Success
+        }
+        Command::Check { repair } => {
+            let mut db = Db::open(
+                path,
+                if *repair {
+                    Access::ReadWrite
+                } else {
+                    Access::ReadOnly
+                },
+            )?;
+            let mut findings = check::check(&db)?;
+            let mut repairs = Vec::new();
+            if *repair && findings.iter().any(|f| !f.ok) {
+                repairs = check::repair(&mut db, &findings)?;
+                findings = check::check(&db)?;
+            }
+            match format {
+                Format::Text => out.line(&render::findings(&findings, &repairs))?,
+                Format::Json => out.json(&check::document(&findings, &repairs))?,
+                Format::Jsonl => check::records(&findings, &repairs)
+                    .iter()
+                    .try_for_each(|r| out.jsonl(r))?,
+            }
+            if findings.iter().all(|f| f.ok) {
+                Exit::Success
+            } else {
+                Exit::Negative
+            }
+        }
+        Command::Stats => {
+            let stats = sessions::stats::stats(&Db::open(path, Access::ReadOnly)?)?;
+            emit(&mut out, format, &stats, || render::stats(&stats))?;
+            Exit::Success
+        }
+        Command::Optimize => {
+            let (mut db, _, _) = sessions::open_for_write(path, false, &|_| {})?;
+            let done = maintain::optimize(&mut db)?;
+            emit(&mut out, format, &done, || render::optimized(&done))?;
+            db.close();
+            Exit::Success
+        }
+    };
+    out.finish()?;
+    Ok(exit)
+}
+
+/// A bar for `total` items (a spinner when unknown), only on a terminal and without `-q`.
+fn progress(total: Option<u64>, label: &str, quiet: bool) -> ProgressBar {
+    match total {
+        Some(total) => hermes_loop::io::progress::bar(total, label, quiet),
+        None if !quiet && std::io::stderr().is_terminal() => {
+            let style =
+                indicatif::ProgressStyle::with_template("{prefix} {spinner} {pos} {per_sec}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+            ProgressBar::new_spinner()
+                .with_style(style)
+                .with_prefix(label.to_string())
+        }
+        None => ProgressBar::hidden(),
+    }
+}
+
+fn emit<T: Serialize>(
+    out: &mut Output,
+    format: Format,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    match format {
+        Format::Text => out.line(&text())?,
+        Format::Json => out.json(value)?,
+        Format::Jsonl => out.jsonl(value)?,
+    }
+    Ok(())
+}
+
+/// Attaches the library's hint (how to get past the error) so the exit path prints it.
+fn with_hint(err: anyhow::Error) -> anyhow::Error {
+    match err
+        .downcast_ref::<sessions::Error>()
+        .and_then(sessions::Error::hint)
+    {
+        Some(hint) => anyhow::Error::new(Hinted::new(format!("{err:#}"), hint)),
+        None => err,
+    }
+}
