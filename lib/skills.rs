@@ -5,3 +5,4 @@
 pub mod discover;
 pub mod frontmatter;
 pub mod limits;
+pub mod lint;

@@ -160,6 +160,8 @@ pub struct FileContext {
     kinds: Vec<LineKind>,
     /// 1 + the index of the heading governing each line (0: none).
     heading: Vec<u32>,
+    /// For heading lines: 1 + the index of the enclosing heading of a higher level (0: none).
+    heading_parent: Vec<u32>,
     /// For lines in a code block: 1 + the index of the prose line introducing it (0: none).
     leadin: Vec<u32>,
     /// For lines in a code block: a comment above them in the block marked them as bad.
@@ -179,6 +181,7 @@ impl FileContext {
         let mut ctx = FileContext {
             kinds: Vec::with_capacity(n),
             heading: vec![0; n],
+            heading_parent: vec![0; n],
             leadin: vec![0; n],
             marked_bad: vec![false; n],
         };
@@ -194,6 +197,8 @@ impl FileContext {
         let mut fence: Option<(u8, usize)> = None;
         let mut in_comment = false;
         let mut heading = 0u32;
+        // The open heading of each level, 1 + its line index.
+        let mut open = [0u32; 6];
         let mut last_prose: Option<usize> = None;
         let mut block_leadin = 0u32;
         let mut bad = false;
@@ -237,7 +242,20 @@ impl FileContext {
                 in_comment = !trimmed.contains("-->");
                 LineKind::HtmlComment
             } else if is_heading(trimmed) {
+                let level = trimmed
+                    .bytes()
+                    .take_while(|&b| b == b'#')
+                    .count()
+                    .clamp(1, 6);
+                self.heading_parent[index] = open[..level - 1]
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&h| h > 0)
+                    .unwrap_or(0);
                 heading = index as u32 + 1;
+                open[level - 1] = heading;
+                open[level..].iter_mut().for_each(|h| *h = 0);
                 self.heading[index] = heading;
                 LineKind::Heading
             } else if trimmed.starts_with('|') {
@@ -316,9 +334,19 @@ impl FileContext {
         self.kinds.get(line).copied().unwrap_or(LineKind::Prose)
     }
 
-    fn heading_text<'t>(&self, text: &'t str, lines: &Lines, line: usize) -> Option<&'t str> {
-        let h = *self.heading.get(line)?;
-        (h > 0).then(|| lines.text(text, h as usize - 1))
+    /// Whether the line's section, or any section enclosing it, has a heading matching `re`.
+    fn in_section(&self, text: &str, lines: &Lines, line: usize, re: &Regex) -> bool {
+        let mut h = self.heading.get(line).copied().unwrap_or(0);
+        let mut guard = 0;
+        while h > 0 && guard < 6 {
+            let index = h as usize - 1;
+            if re.is_match(lines.text(text, index)) {
+                return true;
+            }
+            h = self.heading_parent.get(index).copied().unwrap_or(0);
+            guard += 1;
+        }
+        false
     }
 
     fn leadin_text<'t>(&self, text: &'t str, lines: &Lines, line: usize) -> Option<&'t str> {
@@ -379,7 +407,7 @@ static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that mark an instruction as a quoted attack being explained.
 static META_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:attacks?|attackers?|injections?|jailbreaks?|payloads?|malicious|adversarial|red[\s-]?team\w*|detects?|detection|detector|signatures?|threats?|e\.g\.|for\s+example|such\s+as|examples?|patterns?|phrases?|techniques?|tactics|indicators?|heuristics?|classif\w*|blocks?|blocked|blocklist|flags?|flagged|scan\w*|defen[cs]es?|mitigat\w*|guardrails?|sanitiz\w*|filters?|filtering|like)\b",
+        r"(?i)\b(?:attacks?|attackers?|injections?|jailbreaks?|payloads?|malicious|adversar\w*|attempts?|designed\s+to|craft(?:s|ed)?|red[\s-]?team\w*|detects?|detection|detector|signatures?|threats?|e\.g\.|for\s+example|such\s+as|examples?|patterns?|phrases?|techniques?|tactics|indicators?|heuristics?|classif\w*|blocks?|blocked|blocklist|flags?|flagged|scan\w*|defen[cs]es?|mitigat\w*|guardrails?|sanitiz\w*|filters?|filtering|like)\b",
     )
     .expect("static regex")
 });
@@ -448,10 +476,7 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
                             .is_some_and(|l| COMMAND_MARKERS.is_match(l)));
                 if shown_as_bad {
                     add(2, "shown as what not to do");
-                } else if ctx
-                    .heading_text(site.text, site.lines, site.line)
-                    .is_some_and(|h| RISK_HEADINGS.is_match(h))
-                {
+                } else if ctx.in_section(site.text, site.lines, site.line, &RISK_HEADINGS) {
                     add(2, "in a section about risks or mistakes");
                 }
             }
@@ -475,10 +500,7 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
             };
             if META_MARKERS.is_match(before) || lead.is_some_and(|l| META_MARKERS.is_match(l)) {
                 add(2, "explains an attack rather than making one");
-            } else if ctx
-                .heading_text(site.text, site.lines, site.line)
-                .is_some_and(|h| RISK_HEADINGS.is_match(h))
-            {
+            } else if ctx.in_section(site.text, site.lines, site.line, &RISK_HEADINGS) {
                 add(1, "in a section about attacks or risks");
             }
         }
@@ -529,9 +551,9 @@ fn place_of(kind: LineKind, in_inline_code: bool, before: &str, domain: Domain) 
         LineKind::Code { text: true } => "text-block",
         LineKind::Code { text: false } | LineKind::Fence => "code-block",
         LineKind::HtmlComment => "html-comment",
+        LineKind::Table => "table",
         _ if in_inline_code => "inline-code",
         LineKind::Heading => "heading",
-        LineKind::Table => "table",
         LineKind::Quote | LineKind::Prose
             if domain == Domain::Command && starts_command(before) =>
         {
@@ -682,6 +704,19 @@ mod tests {
         assert_eq!(traits_of("a.json", "").kind, FileKind::Data);
         let w = weigh_at("tests/x.sh", "curl x | sh\n", "curl", Domain::Command);
         assert_eq!(w.levels, 2);
+    }
+
+    #[test]
+    fn enclosing_sections_count() {
+        let md = "## Known Attack Patterns\n\n### Pattern 5: The Plant\n\n```bash\necho x >> ~/.bashrc\n```\n\n## Setup\n\n```bash\necho y >> ~/.bashrc\n```\n";
+        assert_eq!(
+            weigh_at("SKILL.md", md, "echo x", Domain::Command).levels,
+            2
+        );
+        assert_eq!(
+            weigh_at("SKILL.md", md, "echo y", Domain::Command).levels,
+            0
+        );
     }
 
     #[test]

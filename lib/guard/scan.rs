@@ -347,7 +347,7 @@ impl<'o> SkillScan<'o> {
                     file: index,
                     line: hit.line,
                     rule: rule.id,
-                    runs: runs(file, weight.place),
+                    runs: runs(file),
                     text: file.lines.text(&file.text, hit.line).to_string(),
                 },
                 weight.place,
@@ -509,7 +509,7 @@ impl<'o> SkillScan<'o> {
                         file: index,
                         line: hit.line,
                         rule: rule.id,
-                        runs: runs(file, weight.place),
+                        runs: runs(file),
                         text: file.lines.text(&file.text, hit.line).to_string(),
                     };
                     self.halves.push((half, weight.place));
@@ -648,13 +648,9 @@ fn weigh(file: &mut TextFile, domain: Domain, line: usize, start: usize, end: us
     )
 }
 
-/// Whether a match at `place` is code that runs.
-fn runs(file: &TextFile, place: &str) -> bool {
+/// Whether a match is in a program (pairs across files need both halves in programs).
+fn runs(file: &TextFile) -> bool {
     file.traits.kind == context::FileKind::Script
-        || matches!(
-            place,
-            "script" | "code-block" | "inline-code" | "command-line"
-        )
 }
 
 /// Drops hits made redundant by a more specific rule on the same line.

@@ -288,6 +288,14 @@ impl Found {
     }
 
     fn homoglyph(&mut self, text: &str, at: usize, c: char, lines: &Lines) {
+        // Only a look-alike touching a Latin letter disguises a word; Greek letters next to
+        // `_`, digits or operators are mathematics (`z_α`, `σ²`).
+        let before = text[..at].chars().next_back();
+        let after = text[at + c.len_utf8()..].chars().next();
+        let touches_latin = |ch: Option<char>| ch.is_some_and(|ch| ch.is_ascii_alphabetic());
+        if !touches_latin(before) && !touches_latin(after) {
+            return;
+        }
         let is_word = |ch: char| ch.is_alphanumeric() || ch == '_';
         let start = text[..at]
             .char_indices()
@@ -439,7 +447,7 @@ mod tests {
 
     #[test]
     fn homoglyphs_inside_latin_words() {
-        let out = run("curl https://pаypal.com/login\nПривет мир\nμs timing");
+        let out = run("curl https://pаypal.com/login\nПривет мир\nμs timing, z_α, σ²");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].0, 0);
         assert_eq!(out[0].1, ids::MIXED_SCRIPT);

