@@ -19,7 +19,7 @@ mod traversal;
 
 use std::sync::LazyLock;
 
-use super::rule::{Detect, GateFn, Rule};
+use super::rule::{Detect, GateFn, Rule, Shape};
 
 pub use builtin::ids;
 
@@ -35,6 +35,7 @@ pub(crate) use fill;
 const fn pattern(anchors: &'static [&'static str], pattern: &'static str) -> Detect {
     Detect::Pattern {
         anchors,
+        shape: None,
         pattern,
         case_sensitive: false,
         gate: None,
@@ -44,6 +45,7 @@ const fn pattern(anchors: &'static [&'static str], pattern: &'static str) -> Det
 const fn gated(anchors: &'static [&'static str], pattern: &'static str, gate: GateFn) -> Detect {
     Detect::Pattern {
         anchors,
+        shape: None,
         pattern,
         case_sensitive: false,
         gate: Some(gate),
@@ -57,9 +59,20 @@ const fn exact(
 ) -> Detect {
     Detect::Pattern {
         anchors,
+        shape: None,
         pattern,
         case_sensitive: true,
         gate,
+    }
+}
+
+const fn shaped(shape: Shape, pattern: &'static str, gate: GateFn) -> Detect {
+    Detect::Pattern {
+        anchors: &[],
+        shape: Some(shape),
+        pattern,
+        case_sensitive: false,
+        gate: Some(gate),
     }
 }
 

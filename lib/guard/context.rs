@@ -463,7 +463,6 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
                 "prose" | "heading" | "quote" => add(2, "in explanatory prose, not a command"),
                 "table" => add(2, "in a table, describing rather than running"),
                 "frontmatter" => add(2, "in the frontmatter, not a command"),
-                "html-comment" => add(2, "in an HTML comment, not a command"),
                 "text-block" => add(1, "in a plain-text block"),
                 _ => {}
             }
@@ -514,11 +513,9 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
                 add(1, "labelled as an example");
             }
         }
-        Domain::Fact => {
-            if matches!(kind, LineKind::Code { .. }) {
-                add(1, "inside a code block, likely a sample");
-            }
-        }
+        // Hidden characters hide as well in code as in prose (Trojan Source is about code),
+        // so only fixtures, changelogs and licenses lower them.
+        Domain::Fact => {}
     }
     let mut declared = 0;
     if let Some(reason) = &traits.fixture {

@@ -17,7 +17,7 @@ use regex_automata::util::syntax;
 
 use super::catalogue;
 use super::lines::Lines;
-use super::rule::{Candidate, Detect, Gate, Rule};
+use super::rule::{Candidate, Detect, Gate, Rule, Shape};
 
 /// A rule's match on one line, after its gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,19 @@ impl Engine {
             }
         }
         for &rule_index in &self.text_rules {
-            self.find_in_text(rule_index, &rules[rule_index], text, lines, &mut hits);
+            let rule = &rules[rule_index];
+            match rule.detect {
+                Detect::Pattern {
+                    shape: Some(shape), ..
+                } => {
+                    for line in shape_lines(shape, text, lines) {
+                        if let Some(hit) = self.first_kept(rule_index, rule, text, lines, line) {
+                            hits.push(hit);
+                        }
+                    }
+                }
+                _ => self.find_in_text(rule_index, rule, text, lines, &mut hits),
+            }
         }
         hits.sort_by_key(|h| (h.line, h.rule));
         hits
@@ -277,6 +289,66 @@ pub fn is_on_demand(rule: &Rule) -> bool {
             rule.signal,
             Some(Signal::NetworkSend | Signal::Exec | Signal::RunFile)
         )
+}
+
+/// The lines holding a shape, found with a byte loop (one pass, no automaton).
+fn shape_lines(shape: Shape, text: &str, lines: &Lines) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut out: Vec<usize> = Vec::new();
+    let mut push = |offset: usize| {
+        let line = lines.line_of(offset);
+        if out.last() != Some(&line) {
+            out.push(line);
+        }
+    };
+    match shape {
+        Shape::Base64Run(min) => {
+            // A skip loop: look at the last byte of each window first; ordinary text breaks
+            // a run within a few bytes, so most of the text is never looked at.
+            let is_b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+            let mut start = 0;
+            while min > 0 && start + min <= bytes.len() {
+                let end = start + min - 1;
+                if !is_b64(bytes[end]) {
+                    start = end + 1;
+                    continue;
+                }
+                let mut first = end;
+                while first > start && is_b64(bytes[first - 1]) {
+                    first -= 1;
+                }
+                if first > start {
+                    start = first;
+                    continue;
+                }
+                push(start);
+                let mut after = end + 1;
+                while after < bytes.len() && is_b64(bytes[after]) {
+                    after += 1;
+                }
+                start = after + 1;
+            }
+        }
+        Shape::IpPort => {
+            for colon in memchr::memchr_iter(b':', bytes) {
+                let digit_after = bytes.get(colon + 1).is_some_and(u8::is_ascii_digit);
+                if !digit_after || colon == 0 || !bytes[colon - 1].is_ascii_digit() {
+                    continue;
+                }
+                let start = colon.saturating_sub(15);
+                let dots = bytes[start..colon]
+                    .iter()
+                    .rev()
+                    .take_while(|b| b.is_ascii_digit() || **b == b'.')
+                    .filter(|b| **b == b'.')
+                    .count();
+                if dots >= 3 {
+                    push(colon);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn floor_char(text: &str, mut at: usize) -> usize {
@@ -403,6 +475,23 @@ mod tests {
             &lines.text(text, 1)[on_rm[0].start..on_rm[0].end],
             "rm -rf / "
         );
+    }
+
+    #[test]
+    fn shapes_find_their_lines() {
+        let blob = "QUJD".repeat(50);
+        let text =
+            format!("short words here\nx = \"{blob}\"\nconnect 45.33.32.156:4444 now\n1.2:3");
+        let lines = Lines::new(&text);
+        assert_eq!(shape_lines(Shape::Base64Run(160), &text, &lines), vec![1]);
+        assert_eq!(shape_lines(Shape::IpPort, &text, &lines), vec![2]);
+        let edge = "a".repeat(160);
+        assert_eq!(
+            shape_lines(Shape::Base64Run(160), &edge, &Lines::new(&edge)),
+            vec![0]
+        );
+        let short = "a".repeat(159);
+        assert!(shape_lines(Shape::Base64Run(160), &short, &Lines::new(&short)).is_empty());
     }
 
     #[test]

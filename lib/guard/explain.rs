@@ -99,7 +99,7 @@ fn explain_rule(rule: &Rule) -> String {
 fn weighing(domain: Domain) -> &'static str {
     match domain {
         Domain::Command => {
-            "a command: full weight in scripts, code blocks, inline code and command lines; two levels lower in prose, comments, tables and frontmatter, in examples of what not to do, in sections about risks, test fixtures, changelogs and licenses"
+            "a command: full weight in scripts, code blocks, inline code, command lines and hidden HTML comments; two levels lower in prose, comments, tables and frontmatter, in examples of what not to do, in sections about risks, test fixtures, changelogs and licenses"
         }
         Domain::Instruction => {
             "words to the agent: full weight in prose, headings, frontmatter and HTML comments; lower when shown as code, quoted, in a table, or next to words that explain an attack; two levels lower in test fixtures, changelogs and licenses"
@@ -111,7 +111,7 @@ fn weighing(domain: Domain) -> &'static str {
             "key material: full weight anywhere; lower only in test fixtures or when labelled as an example"
         }
         Domain::Fact => {
-            "a fact about the files: one level lower inside a code block (unicode), two in test fixtures; structure is never lowered"
+            "a fact about the files: hidden characters are two levels lower only in test fixtures, changelogs and licenses; structure is never lowered"
         }
     }
 }

@@ -204,15 +204,26 @@ pub enum Gate {
 /// well-known hosts).
 pub type GateFn = fn(&Candidate<'_>) -> Gate;
 
+/// A shape with no literal to anchor on, found by a byte loop instead of a regex pass over
+/// the whole text; the rule's regex then runs on the lines found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A run of at least this many base64 characters.
+    Base64Run(usize),
+    /// `a.b.c.d:port`.
+    IpPort,
+}
+
 /// How a rule finds its matches.
 #[derive(Debug, Clone, Copy)]
 pub enum Detect {
     /// A regex matched line by line (never across lines). Every match contains one of
     /// `anchors` (ASCII case-insensitively): they are the aho-corasick prefilter, so lines
-    /// without any anchor are never given to the regex. Empty `anchors` means the regex runs
-    /// over the whole text (for the few shapes with no literal, like an IP address).
+    /// without any anchor are never given to the regex. With no anchors, `shape` finds the
+    /// candidate lines (or, without one, the regex runs over the whole text).
     Pattern {
         anchors: &'static [&'static str],
+        shape: Option<Shape>,
         pattern: &'static str,
         case_sensitive: bool,
         gate: Option<GateFn>,

@@ -95,12 +95,11 @@ pub struct BundleFile<'a> {
 
 /// Scans the skill folder `dir`. Never fails: what cannot be read becomes a finding.
 pub fn scan_skill(dir: &Path, options: &ScanOptions) -> SkillReport {
-    let ignore = Ignore::load(dir);
-    let walked = structure::walk(dir, &ignore);
+    let walked = structure::walk(dir);
     let mut scan = SkillScan::new(options);
     scan.add_facts(&walked.facts);
     for entry in &walked.files {
-        match read_capped(&entry.path, options.max_file_bytes) {
+        match read_capped(&entry.path, entry.size, options.max_file_bytes) {
             Ok((bytes, truncated)) => scan.add_file(entry, bytes, truncated),
             Err(err) => scan.add_facts(&[Fact {
                 rule: ids::UNREADABLE,
@@ -178,10 +177,12 @@ pub fn scan_bundle(name: &str, files: &[BundleFile<'_>], options: &ScanOptions) 
     scan.finish(name.to_string(), PathBuf::from(name))
 }
 
-/// Reads at most `cap` bytes; the flag says whether there was more.
-fn read_capped(path: &Path, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
+/// Reads at most `cap` bytes of a file the walk measured at `size`; the flag says whether
+/// there was more. Sized up front, a small file is one read.
+fn read_capped(path: &Path, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
     let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
+    let want = size.min(cap);
+    let mut bytes = Vec::with_capacity(usize::try_from(want).unwrap_or(0).saturating_add(1));
     file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     let truncated = bytes.len() > cap;

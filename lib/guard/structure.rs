@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 use super::catalogue::ids;
-use super::ignore::Ignore;
+use super::ignore::{IGNORE_FILES, Ignore};
 
 /// Most files a skill should have.
 pub const MAX_FILES: usize = 50;
@@ -62,9 +62,9 @@ pub struct Walked {
 /// Walks `dir` (a skill folder) in sorted order. Symlinks are never followed: each is
 /// resolved once and reported when it leaves the skill, dangles or loops; one that stays
 /// inside needs no scan of its own, its target is scanned where it lives. `.git` is skipped.
-pub fn walk(dir: &Path, ignore: &Ignore) -> Walked {
+pub fn walk(dir: &Path) -> Walked {
     let mut walked = Walked::default();
-    let root = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut entries = Vec::new();
     let walker = WalkDir::new(dir)
         .follow_links(false)
         .sort_by_file_name()
@@ -90,23 +90,35 @@ pub fn walk(dir: &Path, ignore: &Ignore) -> Walked {
                 continue;
             }
         };
-        if entry.depth() == 0 {
+        if entry.depth() == 0 || entry.file_type().is_dir() {
             continue;
         }
         let Ok(rel_path) = entry.path().strip_prefix(dir) else {
             continue;
         };
-        let rel = rel_string(rel_path);
+        entries.push((rel_string(rel_path), entry));
+    }
+    // The ignore files sit at the top of the skill; read them from what the walk found
+    // rather than probing for them.
+    let ignore_text: String = entries
+        .iter()
+        .filter(|(rel, e)| IGNORE_FILES.contains(&rel.as_str()) && e.file_type().is_file())
+        .filter_map(|(_, e)| fs::read_to_string(e.path()).ok())
+        .map(|text| text + "\n")
+        .collect();
+    let ignore = Ignore::parse(&ignore_text);
+    // Resolved once, and only when a symlink needs judging.
+    let mut root: Option<PathBuf> = None;
+    for (rel, entry) in entries {
         let file_type = entry.file_type();
-        if file_type.is_dir() {
-            continue;
-        }
         if ignore.ignores(&rel) {
             continue;
         }
         if file_type.is_symlink() {
             walked.count += 1;
-            if let Some(fact) = check_symlink(entry.path(), &root, &rel) {
+            let root = root
+                .get_or_insert_with(|| fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+            if let Some(fact) = check_symlink(entry.path(), root, &rel) {
                 walked.facts.push(fact);
             }
             continue;
@@ -247,7 +259,7 @@ pub fn sniff(head: &[u8]) -> Content {
     {
         return Content::NativeBinary("Mach-O executable");
     }
-    let has_nul = head.iter().take(8192).any(|&b| b == 0);
+    let has_nul = memchr::memchr(0, &head[..head.len().min(8192)]).is_some();
     if starts(b"MZ") && has_nul {
         return Content::NativeBinary("Windows executable");
     }
@@ -340,7 +352,7 @@ mod tests {
         symlink("loop_a", skill.join("loop_b")).expect("symlink");
         symlink("../..", skill.join("sub/up")).expect("symlink");
         symlink("SKILL.md", skill.join("inside")).expect("symlink");
-        let walked = walk(&skill, &Ignore::default());
+        let walked = walk(&skill);
         assert_eq!(
             rules(&walked),
             vec![
@@ -365,7 +377,8 @@ mod tests {
         fs::write(skill.join("big.md"), vec![b'a'; 300 * 1024]).expect("write");
         let fifo = skill.join("pipe");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        let walked = walk(skill, &Ignore::parse("f00.md\n"));
+        fs::write(skill.join(".skillignore"), "f00.md\n").expect("write");
+        let walked = walk(skill);
         let facts = rules(&walked);
         assert!(facts.contains(&(ids::OVERSIZED_FILE, "big.md".to_string())));
         assert!(facts.contains(&(ids::TOO_MANY_FILES, ".".to_string())));

@@ -32,32 +32,70 @@ pub fn check(text: &str, lines: &Lines) -> Vec<UnicodeHit> {
     };
     let mut found = Found::default();
     let mut at = first;
-    let mut prev: Option<char> = text[..first].chars().next_back();
     while at < bytes.len() {
         let b = bytes[at];
         if !needs_look(b) {
-            prev = Some(char::from(b));
             at += 1;
+            continue;
+        }
+        let width = utf8_width(b);
+        // Most non-ASCII text (accents, CJK, emoji, dashes) can hold nothing of interest:
+        // skip it by its lead byte without decoding.
+        if b >= 0x80 && !interesting_lead(b) {
+            at += width;
             continue;
         }
         let Some(c) = text[at..].chars().next() else {
             break;
         };
         let width = c.len_utf8();
+        let prev = text[..at].chars().next_back();
         let next = text[at + width..].chars().next();
         if let Some((rule, name)) = classify(c, at, prev, next) {
             found.add(rule, c, name, at, width, lines);
         } else if is_confusable(c) {
             found.homoglyph(text, at, c, lines);
         }
-        prev = Some(c);
         at += width;
     }
     found.finish()
 }
 
+/// The length of the UTF-8 sequence a byte starts (1 for ASCII and stray bytes).
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+/// Lead bytes of the characters [`classify`] and [`is_confusable`] look at: C1 controls
+/// (C2), ɡ (C9), Greek (CE CF), Cyrillic (D0 D1 D3 D4), the Arabic letter mark (D8),
+/// U+1xxx fillers and separators (E1), U+2xxx formatting (E2), U+3164 (E3), U+FExx and
+/// U+FFA0 (EF), tag characters and variation selectors (F3).
+fn interesting_lead(b: u8) -> bool {
+    matches!(
+        b,
+        0xC2 | 0xC9
+            | 0xCE
+            | 0xCF
+            | 0xD0
+            | 0xD1
+            | 0xD3
+            | 0xD4
+            | 0xD8
+            | 0xE1
+            | 0xE2
+            | 0xE3
+            | 0xEF
+            | 0xF3
+    )
+}
+
 fn needs_look(b: u8) -> bool {
-    b >= 0x80 || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
+    b >= 0x7f || (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
 }
 
 /// Which rule a character falls under, if any, with its name.

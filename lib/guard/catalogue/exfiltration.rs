@@ -136,21 +136,29 @@ fn conversation_exfil(c: &Candidate<'_>) -> Gate {
     {
         return Gate::Drop;
     }
-    let line = c.line.to_ascii_lowercase();
     // Chat APIs are stateless: sending the history to the model is how they work.
+    let words: String = c
+        .line
+        .split_whitespace()
+        .filter(|w| !w.contains("://"))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
     if [
-        "api",
+        "the api",
+        "api is",
+        "api call",
         "stateless",
         "each request",
         "each time",
         "every request",
         "every turn",
-        "the model",
+        "to the model",
         "messages array",
         "messages list",
     ]
     .iter()
-    .any(|w| line.contains(w))
+    .any(|w| words.contains(w))
     {
         return Gate::Drop;
     }

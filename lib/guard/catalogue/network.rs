@@ -1,8 +1,8 @@
 //! Network: reverse shells, listeners, tunnels, drop sites, hard-coded addresses.
 
 use super::helpers::{is_public, parse_ipv4};
-use super::{gated, pattern};
-use crate::guard::rule::{Candidate, Category::Network, Domain, Gate, Rule, Severity};
+use super::{gated, pattern, shaped};
+use crate::guard::rule::{Candidate, Category::Network, Domain, Gate, Rule, Severity, Shape};
 
 fn public_ip_port(c: &Candidate<'_>) -> Gate {
     let m = c.matched();
@@ -216,7 +216,11 @@ pub const RULES: &[Rule] = &[
         why: "a hard-coded public IP address with a port: skills talk to named services, command-and-control servers use bare addresses",
         fix: "use the service's host name",
         upstream: &["hardcoded_ip_port"],
-        detect: gated(&[], r"\b(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b", public_ip_port),
+        detect: shaped(
+            Shape::IpPort,
+            r"\b(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}\b",
+            public_ip_port,
+        ),
         examples: &["connect to 45.33.32.156:4444", "http://203.0.114.9:8080/x"],
         clean: &[
             "127.0.0.1:8080",

