@@ -477,6 +477,52 @@ mod tests {
         );
     }
 
+    /// The SKILL.md of `testdata/guard/every-rule`: one example of every pattern rule, so
+    /// that scanning it builds every rule's automaton (the start-up benchmark).
+    fn every_rule_skill() -> String {
+        let mut out = String::from(
+            "---\nname: every-rule\ndescription: One example of every scanner rule (start-up benchmark).\n---\n# Every rule\n\nGenerated from the rule catalogue by the engine's tests.\n\n```text\n",
+        );
+        for rule in catalogue::rules() {
+            if let Some(example) = rule.examples.first() {
+                out.push_str(example);
+                out.push('\n');
+            }
+        }
+        out.push_str("```\n");
+        out
+    }
+
+    #[test]
+    fn every_rule_fixture_is_current_and_fires_every_rule() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/guard/every-rule/SKILL.md");
+        let want = every_rule_skill();
+        if std::env::var_os("UPDATE_FIXTURES").is_some() {
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, &want).expect("write fixture");
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{} is stale: run with UPDATE_FIXTURES=1",
+            path.display()
+        );
+        let lines = Lines::new(&have);
+        let engine = Engine::get();
+        let mut fired: Vec<usize> = engine.find(&have, &lines).iter().map(|h| h.rule).collect();
+        fired.extend(engine.find_on_demand(&have, &lines).iter().map(|h| h.rule));
+        for (index, rule) in catalogue::rules().iter().enumerate() {
+            if !rule.examples.is_empty() {
+                assert!(
+                    fired.contains(&index),
+                    "{} does not fire on the fixture",
+                    rule.id
+                );
+            }
+        }
+    }
+
     #[test]
     fn shapes_find_their_lines() {
         let blob = "QUJD".repeat(50);

@@ -290,7 +290,7 @@ pub fn text(
     writeln!(out, "{}", summary_line(summary))
 }
 
-/// `1444 skills: 1400 safe, 40 caution, 4 dangerous; 12 findings, 3 lint errors, 5 lint warnings; 2350 files, 12.7 MB in 0.21 s`
+/// `1444 skills: 1442 safe, 1 caution, 1 dangerous; 12 findings, 3 lint errors, 5 lint warnings; 2350 files, 12.8 MB in 0.21 s`
 pub fn summary_line(s: &Summary) -> String {
     let mut extra = String::new();
     if s.suppressed > 0 {
@@ -300,16 +300,24 @@ pub fn summary_line(s: &Summary) -> String {
         extra.push_str(&format!(", {} in the baseline", s.baselined));
     }
     format!(
-        "{} skills: {} safe, {} caution, {} dangerous; {} findings{extra}, {} lint errors, {} lint warnings; {} files, {:.1} MB in {:.2} s",
-        s.skills,
+        "{}: {} safe, {} caution, {} dangerous; {}{extra}, {}, {}; {}, {:.1} MB in {:.2} s",
+        count(s.skills, "skill"),
         s.safe,
         s.caution,
         s.dangerous,
-        s.findings,
-        s.lint_errors,
-        s.lint_warnings,
-        s.files,
+        count(s.findings, "finding"),
+        count(s.lint_errors, "lint error"),
+        count(s.lint_warnings, "lint warning"),
+        count(s.files, "file"),
         s.bytes as f64 / 1e6,
         s.seconds
     )
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

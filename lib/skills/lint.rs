@@ -396,7 +396,8 @@ pub fn lint_skill(dir: &Path, profile: Profile) -> Vec<Issue> {
     };
     issues.extend(support_file_issues(dir, profile));
     issues.retain(|i| rule(i.rule).is_some_and(|r| r.level(profile).is_some()));
-    issues.sort_by(|a, b| (&a.file, a.line, a.rule).cmp(&(&b.file, b.line, b.rule)));
+    let rank = |id: &str| RULES.iter().position(|r| r.id == id);
+    issues.sort_by(|a, b| (&a.file, a.line, rank(a.rule)).cmp(&(&b.file, b.line, rank(b.rule))));
     issues
 }
 
