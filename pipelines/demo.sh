@@ -21,6 +21,14 @@ step "A Hermes home at $HERMES_HOME (clock pinned to $HERMES_NOW)"
 # ── parts added by each binary, in loop order ──────────────────────────────────────────────
 
 # [hermes-skill-scan]
+if have hermes-skill-scan; then
+    step "hermes-skill-scan: lint and security-scan the skills of the home"
+    hermes-skill-scan --lint --format text || true
+    step "hermes-skill-scan: a stranger's skill before install (community trust)"
+    hermes-skill-scan testdata/guard/malicious/curl-pipe-bash --format jsonl | tail -2 || true
+    step "hermes-skill-scan: why a rule fires"
+    hermes-skill-scan --explain curl-pipe-shell | head -8
+fi
 
 # [hermes-skills]
 

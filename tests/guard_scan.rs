@@ -356,3 +356,52 @@ fn a_closed_pipe_is_a_quiet_success() {
     assert!(out.status.code() == Some(0) || out.status.code() == Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn the_ci_pipeline_writes_sarif_and_gates() {
+    let home = TempHome::new();
+    skill(&home, "demo", &[("SKILL.md", DEMO)]);
+    skill(&home, "clean", &[("SKILL.md", CLEAN)]);
+    let bin_dir = assert_cmd::cargo::cargo_bin("hermes-skill-scan")
+        .parent()
+        .expect("target dir")
+        .to_path_buf();
+    let script = support::repo_root().join("pipelines/ci-scan.sh");
+    let run = |dir: &str, fail_on: &str| {
+        std::process::Command::new("bash")
+            .arg(&script)
+            .arg(dir)
+            .current_dir(home.path())
+            .env("HERMES_LOOP_BIN", &bin_dir)
+            .env("FAIL_ON", fail_on)
+            .output()
+            .expect("run ci-scan.sh")
+    };
+    let out = run("skills", "dangerous");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sarif: serde_json::Value =
+        serde_json::from_str(&home.read("hermes-skill-scan.sarif")).expect("sarif");
+    assert_eq!(
+        sarif["runs"][0]["results"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 skills: 1 safe, 0 caution, 1 dangerous")
+    );
+    assert_eq!(run("skills/clean", "dangerous").status.code(), Some(0));
+    assert_eq!(run("skills", "never").status.code(), Some(0));
+}
+
+#[test]
+fn help_is_the_interface() {
+    // A change here is a change of the public command line: update CLI.md's notes too.
+    let home = TempHome::new();
+    let out = scan(home.path(), &["-h"]).code(0).get_output().clone();
+    let want = std::fs::read_to_string(support::testdata("guard/help.txt")).expect("snapshot");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}

@@ -378,7 +378,8 @@ fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<meta::Build
                 .onepass(false)
                 .backtrack(false)
                 .dfa(false)
-                .which_captures(WhichCaptures::Implicit),
+                .which_captures(WhichCaptures::Implicit)
+                .hybrid_cache_capacity(64 << 10),
         )
         .syntax(
             syntax::Config::new()

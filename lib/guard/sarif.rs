@@ -12,7 +12,6 @@ use super::rule::Severity;
 use crate::skills::lint::{self, Level};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const INFO_URI: &str = "https://github.com/hermes-loop/hermes-loop";
 
 /// The SARIF log of a run.
 pub fn log(results: &[SkillResult]) -> Value {
@@ -97,7 +96,6 @@ pub fn log(results: &[SkillResult]) -> Value {
                 "driver": {
                     "name": "hermes-skill-scan",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": INFO_URI,
                     "rules": rules,
                 }
             },

@@ -27,7 +27,7 @@ pub struct UnicodeHit {
 /// Every hidden-character finding in `text`, by line, then rule.
 pub fn check(text: &str, lines: &Lines) -> Vec<UnicodeHit> {
     let bytes = text.as_bytes();
-    let Some(first) = bytes.iter().position(|&b| needs_look(b)) else {
+    let Some(first) = next_look(bytes, 0) else {
         return Vec::new();
     };
     let mut found = Found::default();
@@ -35,7 +35,10 @@ pub fn check(text: &str, lines: &Lines) -> Vec<UnicodeHit> {
     while at < bytes.len() {
         let b = bytes[at];
         if !needs_look(b) {
-            at += 1;
+            match next_look(bytes, at + 1) {
+                Some(next) => at = next,
+                None => break,
+            }
             continue;
         }
         let width = utf8_width(b);
@@ -92,6 +95,36 @@ fn interesting_lead(b: u8) -> bool {
             | 0xEF
             | 0xF3
     )
+}
+
+/// The next byte from `from` that [`needs_look`], skipping plain ASCII eight bytes at a
+/// time: a word with no high bit and no byte below 0x20 (other than in `\n`-style
+/// whitespace, checked byte by byte) and no DEL needs no look.
+fn next_look(bytes: &[u8], from: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut at = from;
+    while at + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        let x = u64::from_le_bytes(word);
+        let high = x & HI;
+        let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
+        let del = {
+            let y = x ^ (LO * 0x7f);
+            y.wrapping_sub(LO) & !y & HI
+        };
+        if high | below_space | del != 0
+            && let Some(i) = bytes[at..at + 8].iter().position(|&b| needs_look(b))
+        {
+            return Some(at + i);
+        }
+        at += 8;
+    }
+    bytes[at..]
+        .iter()
+        .position(|&b| needs_look(b))
+        .map(|i| at + i)
 }
 
 fn needs_look(b: u8) -> bool {
@@ -490,6 +523,21 @@ mod tests {
         assert_eq!(out[0].0, 0);
         assert_eq!(out[0].1, ids::MIXED_SCRIPT);
         assert_eq!(out[0].2, "pаypal (Cyrillic 'а' U+0430)");
+    }
+
+    #[test]
+    fn the_word_skip_finds_every_kind_of_byte() {
+        for (i, special) in ["\u{1b}", "\u{7f}", "é", "\u{200b}", "\u{0}"]
+            .iter()
+            .enumerate()
+        {
+            for pad in 0..17 {
+                let text = format!("{}{special}{}", "a\n\t".repeat(pad), "z".repeat(i));
+                let at = text.find(special).expect("special");
+                assert_eq!(next_look(text.as_bytes(), 0), Some(at), "{text:?}");
+            }
+        }
+        assert_eq!(next_look(b"plain ascii text\nwith lines\r\n", 0), None);
     }
 
     #[test]
