@@ -449,7 +449,11 @@ pub const DECLARED_FIXTURE: &str = "in a declared test fixture";
 /// Weighs a match of a rule of `domain` at `site`.
 pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site<'_>) -> Weight {
     let line_text = site.lines.text(site.text, site.line);
-    let before = &line_text[..site.start.min(line_text.len())];
+    let start = site.start.min(line_text.len());
+    // What precedes a match on its line decides quoting and inline code; a bounded look
+    // back keeps a megabyte-long line linear.
+    let (window, offset) = super::engine::window(line_text, start, start);
+    let before = &window[..start - offset];
     let kind = ctx.kind(site.line);
     let in_inline_code = before.matches('`').count() % 2 == 1;
     let place = place_of(kind, in_inline_code, before, domain);

@@ -252,11 +252,15 @@ impl Engine {
             Detect::Pattern {
                 gate: Some(gate), ..
             } => {
-                let next_line = (line + 1 < lines.count()).then(|| lines.text(text, line + 1));
+                let next_line =
+                    (line + 1 < lines.count()).then(|| window(lines.text(text, line + 1), 0, 0).0);
+                // Gates judge a match by its neighbourhood; a window keeps a minified
+                // megabyte-long line from being copied for every candidate.
+                let (line, offset) = window(line_text, start, end);
                 gate(&Candidate {
-                    line: line_text,
-                    start,
-                    end,
+                    line,
+                    start: start - offset,
+                    end: end - offset,
                     next_line,
                 })
             }
@@ -349,6 +353,17 @@ fn shape_lines(shape: Shape, text: &str, lines: &Lines) -> Vec<usize> {
         }
     }
     out
+}
+
+/// Bytes of context a gate sees on each side of a match.
+const GATE_CONTEXT: usize = 2048;
+
+/// The part of `line` within [`GATE_CONTEXT`] bytes of `start..end`, on character
+/// boundaries, and the offset it starts at.
+pub fn window(line: &str, start: usize, end: usize) -> (&str, usize) {
+    let from = floor_char(line, start.saturating_sub(GATE_CONTEXT));
+    let to = ceil_char(line, end.saturating_add(GATE_CONTEXT));
+    (&line[from..to], from)
 }
 
 fn floor_char(text: &str, mut at: usize) -> usize {

@@ -79,6 +79,11 @@ impl Finding {
 /// else a window of it around the match marked with `...`. Characters that act on a
 /// terminal or hide themselves are escaped (`\u{202e}`), so the excerpt shows them.
 pub fn excerpt(line: &str, start: usize) -> String {
+    // Only the neighbourhood of the match can show; don't escape a megabyte to print 120
+    // characters of it.
+    let (line, offset) =
+        crate::guard::engine::window(line, start.min(line.len()), start.min(line.len()));
+    let start = start.saturating_sub(offset);
     let lead = line.len() - line.trim_start().len();
     let trimmed = line.trim();
     let escaped = for_terminal(trimmed);

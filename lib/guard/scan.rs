@@ -379,7 +379,7 @@ impl<'o> SkillScan<'o> {
                     line: hit.line,
                     rule: rule.id,
                     runs: runs(file),
-                    text: file.lines.text(&file.text, hit.line).to_string(),
+                    text: source(file.lines.text(&file.text, hit.line), hit.start),
                 },
                 weight.place,
             ));
@@ -416,7 +416,7 @@ impl<'o> SkillScan<'o> {
             install_severity: rule
                 .severity
                 .lowered(gate_levels + weight.undeclared_levels),
-            source_line: line_text.to_string(),
+            source_line: source(line_text, hit.start),
         };
         self.push(file, finding, Some(hit.line));
     }
@@ -455,7 +455,7 @@ impl<'o> SkillScan<'o> {
             notes,
             related: Vec::new(),
             install_severity: rule.severity.lowered(weight.undeclared_levels),
-            source_line: line_text.to_string(),
+            source_line: source(line_text, hit.start),
         };
         self.push(file, finding, Some(hit.line));
     }
@@ -497,7 +497,7 @@ impl<'o> SkillScan<'o> {
                 notes: Vec::new(),
                 related: Vec::new(),
                 install_severity: Severity::Low,
-                source_line: line_text.to_string(),
+                source_line: source(line_text, 0),
             });
         }
     }
@@ -541,7 +541,7 @@ impl<'o> SkillScan<'o> {
                         line: hit.line,
                         rule: rule.id,
                         runs: runs(file),
-                        text: file.lines.text(&file.text, hit.line).to_string(),
+                        text: source(file.lines.text(&file.text, hit.line), hit.start),
                     };
                     self.halves.push((half, weight.place));
                 }
@@ -683,6 +683,14 @@ fn weigh(file: &mut TextFile, domain: Domain, line: usize, start: usize, end: us
 /// Whether a match is in a program (pairs across files need both halves in programs).
 fn runs(file: &TextFile) -> bool {
     file.traits.kind == context::FileKind::Script
+}
+
+/// The text a finding keeps of its line (fingerprints, correlation): the whole line when it
+/// is of ordinary length, else the neighbourhood of the match.
+fn source(line: &str, start: usize) -> String {
+    crate::guard::engine::window(line, start, start)
+        .0
+        .to_string()
 }
 
 /// Drops hits made redundant by a more specific rule on the same line.
