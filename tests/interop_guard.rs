@@ -209,3 +209,103 @@ fn every_malicious_sample_is_at_least_as_severe_here() {
         );
     }
 }
+
+#[test]
+fn the_linter_and_the_loader_agree_on_what_hermes_lists() {
+    // The linter's claims about what skills_list does, checked against skills_list.
+    let home = TempHome::new();
+    let long = format!(
+        "---\nname: long-front\ndescription: d\nnotes: {}\n---\nFirst line of the body.\n",
+        "x".repeat(4100)
+    );
+    let skills: [(&str, String); 6] = [
+        (
+            "good",
+            "---\nname: good\ndescription: Works.\n---\nbody\n".into(),
+        ),
+        (
+            "yes-desc",
+            "---\nname: yes-desc\ndescription: yes\n---\nbody\n".into(),
+        ),
+        (
+            "no-desc",
+            "---\nname: no-desc\ndescription: no\n---\nFallback line.\n".into(),
+        ),
+        (
+            "year-name",
+            "---\nname: 2024\ndescription: d\n---\nbody\n".into(),
+        ),
+        (
+            "date-desc",
+            "---\nname: date-desc\ndescription: 2024-01-01\n---\nbody\n".into(),
+        ),
+        ("long-front", long),
+    ];
+    for (dir, text) in &skills {
+        home.write(&format!("skills/{dir}/SKILL.md"), text);
+    }
+    let listed = peer(home.path(), "skills-listed", &[], None);
+    let listed: Vec<(String, String)> = listed
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["description"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let lint = |dir: &str| -> Vec<(&'static str, String)> {
+        hermes_loop::skills::lint::lint_skill(
+            &home.path().join("skills").join(dir),
+            hermes_loop::skills::lint::Profile::Hermes,
+        )
+        .into_iter()
+        .map(|i| (i.rule, i.message))
+        .collect()
+    };
+    let find = |name: &str| {
+        listed
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d.clone())
+    };
+    assert_eq!(find("good").as_deref(), Some("Works."));
+    assert!(lint("good").is_empty());
+    // Dropped by Hermes, and the linter says so.
+    for dir in ["yes-desc", "date-desc"] {
+        assert_eq!(find(dir), None, "{dir} is listed");
+        assert!(
+            lint(dir)
+                .iter()
+                .any(|(rule, message)| *rule == "description-not-string"
+                    && message
+                        .ends_with("Hermes drops the skill from skills_list (it has no length)")),
+            "{dir}: {:?}",
+            lint(dir)
+        );
+    }
+    assert!(!listed.iter().any(|(n, _)| n == "2024" || n == "year-name"));
+    assert!(
+        lint("year-name")
+            .iter()
+            .any(|(rule, message)| *rule == "name-not-string"
+                && message.ends_with("Hermes drops the skill from skills_list"))
+    );
+    // Listed with the body's first line instead.
+    assert_eq!(find("no-desc").as_deref(), Some("Fallback line."));
+    assert!(
+        lint("no-desc")
+            .iter()
+            .any(|(rule, message)| *rule == "description-not-string"
+                && message.ends_with("Hermes lists the skill with its first body line instead"))
+    );
+    // Past the 4,000-character window the frontmatter is not seen at all.
+    assert_eq!(find("long-front").as_deref(), Some("---"));
+    assert!(
+        lint("long-front")
+            .iter()
+            .any(|(rule, _)| *rule == "frontmatter-past-list-window")
+    );
+}

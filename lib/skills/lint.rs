@@ -212,7 +212,7 @@ pub const RULES: &[LintRule] = &[
         Some(E),
         Some(E),
         "description is not text",
-        "YAML read the description as a boolean, number or date (`description: yes` is true); Hermes then drops the skill from skills_list",
+        "YAML read the description as a boolean, number or date (`description: yes` is true); Hermes then drops the skill from skills_list, or lists it with its first body line",
         "quote the description",
     ),
     r(
@@ -553,7 +553,7 @@ fn check_fields(
         Some(other) => add(
             "name-not-string",
             line("name"),
-            format!("name is {}", describe(other)),
+            format!("name is {}; {}", describe(other), name_consequence(other)),
         ),
     }
     match fm.fields.get("description") {
@@ -588,7 +588,11 @@ fn check_fields(
         Some(other) => add(
             "description-not-string",
             line("description"),
-            format!("description is {}", describe(other)),
+            format!(
+                "description is {}; {}",
+                describe(other),
+                description_consequence(other)
+            ),
         ),
     }
     for (key, value, key_line) in fm.fields.iter_with_lines() {
@@ -714,6 +718,25 @@ fn support_file_issues(dir: &Path, profile: Profile) -> Vec<Issue> {
         }
     }
     out
+}
+
+/// What Hermes's skills_list does with a non-text name: `name[:64]` fails for scalars and
+/// a list cannot be a set member, so the skill is dropped either way.
+fn name_consequence(_value: &Value) -> &'static str {
+    "Hermes drops the skill from skills_list"
+}
+
+/// What Hermes's skills_list does with a non-text description (`len(description)`).
+fn description_consequence(value: &Value) -> &'static str {
+    if !value.is_truthy() {
+        return "Hermes lists the skill with its first body line instead";
+    }
+    match value {
+        Value::Seq(_) | Value::Map(_) | Value::Bytes(_) => {
+            "Hermes lists the skill with that value as its description"
+        }
+        _ => "Hermes drops the skill from skills_list (it has no length)",
+    }
 }
 
 /// How a YAML value reads, for messages: `true (a boolean)`, `1.5 (a number)`.

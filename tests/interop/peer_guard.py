@@ -70,7 +70,19 @@ def cmd_guard_scan(args):
     return out
 
 
+def cmd_skills_listed(args):
+    """What Hermes's skills_list sees in HERMES_HOME/skills: name and description per
+    listed skill."""
+    from tools.skills_tool import _find_all_skills
+
+    return [
+        {"name": str(s["name"]), "description": str(s["description"])}
+        for s in _find_all_skills(skip_disabled=True)
+    ]
+
+
 COMMANDS = {
+    "skills-listed": cmd_skills_listed,
     "guard-ignore": cmd_guard_ignore,
     "guard-trust": cmd_guard_trust,
     "guard-decide": cmd_guard_decide,
