@@ -108,12 +108,17 @@ fn main() -> ExitCode {
             "scanning",
             args.common.quiet || dirs.len() < 250,
         );
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(args.threads.unwrap_or(0))
-            .build()
-            .context("cannot start worker threads")?;
-        let (mut results, elapsed) =
-            batch::timed(|| pool.install(|| batch::run(&dirs, &options, &|| bar.inc(1))));
+        let tick = || bar.inc(1);
+        // One skill or one thread: no pool to start, the work stays on this thread.
+        let (mut results, elapsed) = if dirs.len() <= 1 || args.threads == Some(1) {
+            batch::timed(|| batch::run_here(&dirs, &options, &tick))
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads.unwrap_or(0))
+                .build()
+                .context("cannot start worker threads")?;
+            batch::timed(|| pool.install(|| batch::run(&dirs, &options, &tick)))
+        };
         bar.finish_and_clear();
         if let Some(path) = &args.write_baseline {
             Baseline::of(&results).write(path)?;

@@ -100,6 +100,17 @@ pub fn run(dirs: &[PathBuf], options: &RunOptions, tick: &(dyn Fn() + Sync)) -> 
         .collect()
 }
 
+/// Like [`run`], on the calling thread.
+pub fn run_here(dirs: &[PathBuf], options: &RunOptions, tick: &dyn Fn()) -> Vec<SkillResult> {
+    dirs.iter()
+        .map(|dir| {
+            let result = run_one(dir, options);
+            tick();
+            result
+        })
+        .collect()
+}
+
 fn run_one(dir: &Path, options: &RunOptions) -> SkillResult {
     let report = (!options.lint_only).then(|| scan::scan_skill(dir, &options.scan));
     let lint = options

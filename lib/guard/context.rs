@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_automata::meta::Regex;
 
 use super::lines::Lines;
 use super::rule::Domain;
@@ -392,30 +392,32 @@ fn code_comment(trimmed: &str) -> Option<&str> {
 
 /// Words that mark a command as an example of what not to do.
 static COMMAND_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    super::engine::compile(
         r"(?i)\b(?:never|don'?t|don’t|do\s+not|avoid|instead\s+of|rather\s+than|not\s+recommended|bad|wrong|dangerous|insecure|unsafe|malicious|attackers?|attacks?|exploits?|vulnerable|vulnerability|anti-?patterns?|red\s+flags?|pitfalls?|mistakes?|forbidden|prohibited|blocked|blocks|detects?|detection|detected|catches|refuses?|rejects?|denies|deny|suspicious)\b|❌|🚫|⛔|✗|✘",
+        false,
     )
     .expect("static regex")
 });
 
 /// Words that mark the end of a bad example in a code block.
 static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔")
-        .expect("static regex")
+    super::engine::compile(r"(?i)\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔", false).expect("static regex")
 });
 
 /// Words that mark an instruction as a quoted attack being explained.
 static META_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    super::engine::compile(
         r"(?i)\b(?:attacks?|attackers?|injections?|jailbreaks?|payloads?|malicious|adversar\w*|attempts?|designed\s+to|craft(?:s|ed)?|red[\s-]?team\w*|detects?|detection|detector|signatures?|threats?|e\.g\.|for\s+example|such\s+as|examples?|patterns?|phrases?|techniques?|tactics|indicators?|heuristics?|classif\w*|blocks?|blocked|blocklist|flags?|flagged|scan\w*|defen[cs]es?|mitigat\w*|guardrails?|sanitiz\w*|filters?|filtering|like)\b",
+        false,
     )
     .expect("static regex")
 });
 
 /// Headings of sections about risks, attacks and mistakes.
 static RISK_HEADINGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    super::engine::compile(
         r"(?i)\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
+        false,
     )
     .expect("static regex")
 });

@@ -385,7 +385,7 @@ fn ceil_char(text: &str, mut at: usize) -> usize {
 /// Builds a rule's automaton: bytes, ASCII classes and ASCII case folding (every keyword the
 /// rules name is ASCII, and `\S`, `[^\n]` match any byte, so non-ASCII text still flows
 /// through fillers), no captures, no prefilter of its own.
-fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<meta::BuildError>> {
+pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<meta::BuildError>> {
     meta::Builder::new()
         .configure(
             meta::Config::new()
@@ -394,7 +394,7 @@ fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<meta::Build
                 .backtrack(false)
                 .dfa(false)
                 .which_captures(WhichCaptures::Implicit)
-                .hybrid_cache_capacity(64 << 10),
+                .hybrid_cache_capacity(16 << 10),
         )
         .syntax(
             syntax::Config::new()
