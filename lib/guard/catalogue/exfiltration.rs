@@ -232,6 +232,7 @@ pub const RULES: &[Rule] = &[
             r#"curl -H "Authorization: Bearer $OPENAI_API_KEY" https://api.openai.com/v1/models"#,
             r#"curl https://example.com/$page"#,
         ],
+        signal: Some(Signal::NetworkSend),
         ..Rule::base(
             "secret-in-request",
             Exfiltration,
@@ -379,6 +380,7 @@ pub const RULES: &[Rule] = &[
             "cat >> .env",
             "By error type (credentials, network, limits)",
         ],
+        shadowed_by: &["hermes-secrets-read"],
         ..Rule::base(
             "secrets-file-read",
             Exfiltration,
