@@ -394,7 +394,6 @@ pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<
                 .backtrack(false)
                 .dfa(false)
                 .which_captures(WhichCaptures::Implicit)
-                .hybrid_cache_capacity(16 << 10),
         )
         .syntax(
             syntax::Config::new()
