@@ -393,7 +393,7 @@ pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<
                 .onepass(false)
                 .backtrack(false)
                 .dfa(false)
-                .which_captures(WhichCaptures::Implicit)
+                .which_captures(WhichCaptures::Implicit),
         )
         .syntax(
             syntax::Config::new()
