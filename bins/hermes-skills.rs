@@ -11,12 +11,12 @@ use hermes_loop::home::Home;
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
 use hermes_loop::io::output::Output;
+use hermes_loop::skills::command;
 use hermes_loop::skills::guards::Origin;
 use hermes_loop::skills::library::Library;
 use hermes_loop::skills::list::ListFilter;
 use hermes_loop::skills::manage::ManageArgs;
 use hermes_loop::skills::prompt::PromptOptions;
-use hermes_loop::skills::{command, write_scan};
 
 const BIN: &str = "hermes-skills";
 
@@ -174,7 +174,7 @@ fn main() -> ExitCode {
 }
 
 fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit> {
-    let scanner = write_scan::default_scanner();
+    let scanner = hermes_loop::guard::agent_write_scanner();
     match cmd {
         Command::List {
             category,

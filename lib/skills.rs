@@ -16,6 +16,7 @@ pub mod fuzzy;
 pub mod guards;
 pub mod library;
 pub mod limits;
+pub mod lint;
 pub mod list;
 pub mod manage;
 pub mod prompt;

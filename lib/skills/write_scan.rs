@@ -33,8 +33,8 @@ pub trait WriteScanner: Send + Sync {
     fn scan_skill_dir(&self, skill_dir: &Path) -> Result<ScanVerdict, ScanError>;
 }
 
-/// The placeholder until the scanner (`lib/guard`) is wired in: it never allows, so with the
-/// scan on, agent writes are refused rather than kept unscanned.
+/// A scanner that never allows: with the scan on and no scanner to run, agent writes are
+/// refused rather than kept unscanned. The binaries use `guard::agent_write_scanner()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Unavailable;
 
@@ -44,11 +44,6 @@ impl WriteScanner for Unavailable {
             "no security scanner is built into this binary".to_string(),
         ))
     }
-}
-
-/// The scanner the binaries use.
-pub fn default_scanner() -> &'static dyn WriteScanner {
-    &Unavailable
 }
 
 /// Whether agent writes are scanned: yes unless `skills.guard_agent_created` is explicitly

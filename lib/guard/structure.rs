@@ -1,0 +1,405 @@
+//! The skill folder itself: walking it without ever following a symlink or blocking on a
+//! FIFO, and the structural checks — file counts and sizes, symlinks that leave the skill or
+//! loop, special files, executable bits, native binaries and archives.
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use super::catalogue::ids;
+use super::ignore::{IGNORE_FILES, Ignore};
+
+/// Most files a skill should have.
+pub const MAX_FILES: usize = 50;
+/// Largest total size of a skill's files.
+pub const MAX_TOTAL_BYTES: u64 = 1024 * 1024;
+/// Largest single file.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// Extensions of compiled programs and installers.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "exe", "dll", "so", "dylib", "bin", "dat", "com", "msi", "dmg", "app", "deb", "rpm",
+];
+
+/// Extensions whose files may carry the executable bit.
+const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "py", "rb", "pl", "js", "mjs", "ts"];
+
+/// Zip-based document formats: archives technically, documents in practice.
+const DOCUMENT_ZIPS: &[&str] = &[
+    "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "key", "pages", "numbers", "vsix",
+];
+
+/// A regular file of the skill, to be read and scanned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    pub rel: String,
+    pub path: PathBuf,
+    pub size: u64,
+    pub executable: bool,
+}
+
+/// A structural fact found while walking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    pub rule: &'static str,
+    /// `/`-separated path inside the skill, or `.` for the folder.
+    pub file: String,
+    pub detail: String,
+}
+
+/// What a walk found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Walked {
+    pub files: Vec<FileEntry>,
+    pub facts: Vec<Fact>,
+    /// Files counted against the limits (regular files and symlinks, ignored ones excluded).
+    pub count: usize,
+    pub total_bytes: u64,
+}
+
+/// Walks `dir` (a skill folder) in sorted order. Symlinks are never followed: each is
+/// resolved once and reported when it leaves the skill, dangles or loops; one that stays
+/// inside needs no scan of its own, its target is scanned where it lives. `.git` is skipped.
+pub fn walk(dir: &Path) -> Walked {
+    let mut walked = Walked::default();
+    let mut entries = Vec::new();
+    let walker = WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.depth() > 0 && e.file_type().is_dir() && e.file_name() == ".git"));
+    for item in walker {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(err) => {
+                let rel = err
+                    .path()
+                    .and_then(|p| p.strip_prefix(dir).ok())
+                    .map(rel_string)
+                    .unwrap_or_else(|| ".".to_string());
+                let detail = err
+                    .io_error()
+                    .map_or_else(|| err.to_string(), ToString::to_string);
+                walked.facts.push(Fact {
+                    rule: ids::UNREADABLE,
+                    file: rel,
+                    detail,
+                });
+                continue;
+            }
+        };
+        if entry.depth() == 0 || entry.file_type().is_dir() {
+            continue;
+        }
+        let Ok(rel_path) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        entries.push((rel_string(rel_path), entry));
+    }
+    // The ignore files sit at the top of the skill; read them from what the walk found
+    // rather than probing for them.
+    let ignore_text: String = entries
+        .iter()
+        .filter(|(rel, e)| IGNORE_FILES.contains(&rel.as_str()) && e.file_type().is_file())
+        .filter_map(|(_, e)| fs::read_to_string(e.path()).ok())
+        .map(|text| text + "\n")
+        .collect();
+    let ignore = Ignore::parse(&ignore_text);
+    // Resolved once, and only when a symlink needs judging.
+    let mut root: Option<PathBuf> = None;
+    for (rel, entry) in entries {
+        let file_type = entry.file_type();
+        if ignore.ignores(&rel) {
+            continue;
+        }
+        if file_type.is_symlink() {
+            walked.count += 1;
+            let root = root
+                .get_or_insert_with(|| fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
+            if let Some(fact) = check_symlink(entry.path(), root, &rel) {
+                walked.facts.push(fact);
+            }
+            continue;
+        }
+        if !file_type.is_file() {
+            walked.count += 1;
+            walked.facts.push(Fact {
+                rule: ids::SPECIAL_FILE,
+                file: rel,
+                detail: special_kind(&file_type).to_string(),
+            });
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                walked.facts.push(Fact {
+                    rule: ids::UNREADABLE,
+                    file: rel,
+                    detail: err.to_string(),
+                });
+                continue;
+            }
+        };
+        walked.count += 1;
+        walked.total_bytes += meta.len();
+        if meta.len() > MAX_FILE_BYTES {
+            walked.facts.push(Fact {
+                rule: ids::OVERSIZED_FILE,
+                file: rel.clone(),
+                detail: format!(
+                    "{} KiB (limit {} KiB)",
+                    meta.len() / 1024,
+                    MAX_FILE_BYTES / 1024
+                ),
+            });
+        }
+        walked.files.push(FileEntry {
+            rel,
+            path: entry.into_path(),
+            size: meta.len(),
+            executable: meta.permissions().mode() & 0o111 != 0,
+        });
+    }
+    if walked.count > MAX_FILES {
+        walked.facts.push(Fact {
+            rule: ids::TOO_MANY_FILES,
+            file: ".".to_string(),
+            detail: format!("{} files (limit {MAX_FILES})", walked.count),
+        });
+    }
+    if walked.total_bytes > MAX_TOTAL_BYTES {
+        walked.facts.push(Fact {
+            rule: ids::OVERSIZED_SKILL,
+            file: ".".to_string(),
+            detail: format!(
+                "{} KiB in total (limit {} KiB)",
+                walked.total_bytes / 1024,
+                MAX_TOTAL_BYTES / 1024
+            ),
+        });
+    }
+    walked
+}
+
+fn rel_string(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn special_kind(file_type: &fs::FileType) -> &'static str {
+    if file_type.is_fifo() {
+        "named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_block_device() {
+        "block device"
+    } else if file_type.is_char_device() {
+        "character device"
+    } else {
+        "special file"
+    }
+}
+
+/// Resolves a symlink once. Python Hermes crashes on a loop here (`RuntimeError` from
+/// `Path.resolve`); we report it.
+fn check_symlink(path: &Path, root: &Path, rel: &str) -> Option<Fact> {
+    let target = fs::read_link(path)
+        .map(|t| t.display().to_string())
+        .unwrap_or_default();
+    match fs::canonicalize(path) {
+        Ok(resolved) if resolved.starts_with(root) => None,
+        Ok(resolved) => Some(Fact {
+            rule: ids::SYMLINK_ESCAPE,
+            file: rel.to_string(),
+            detail: format!("-> {}", resolved.display()),
+        }),
+        Err(err) if err.raw_os_error() == Some(40) => Some(Fact {
+            rule: ids::SYMLINK_LOOP,
+            file: rel.to_string(),
+            detail: format!("-> {target}"),
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Fact {
+            rule: ids::BROKEN_SYMLINK,
+            file: rel.to_string(),
+            detail: format!("-> {target}"),
+        }),
+        Err(err) => Some(Fact {
+            rule: ids::UNREADABLE,
+            file: rel.to_string(),
+            detail: err.to_string(),
+        }),
+    }
+}
+
+/// What the first bytes of a file say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    Text,
+    NativeBinary(&'static str),
+    Archive(&'static str),
+    OtherBinary,
+}
+
+/// Sniffs a file's first bytes.
+pub fn sniff(head: &[u8]) -> Content {
+    let starts = |magic: &[u8]| head.starts_with(magic);
+    if starts(b"\x7fELF") {
+        return Content::NativeBinary("ELF executable");
+    }
+    if starts(&[0xfe, 0xed, 0xfa, 0xce])
+        || starts(&[0xfe, 0xed, 0xfa, 0xcf])
+        || starts(&[0xce, 0xfa, 0xed, 0xfe])
+        || starts(&[0xcf, 0xfa, 0xed, 0xfe])
+        || (starts(&[0xca, 0xfe, 0xba, 0xbe]) && head.get(7).is_some_and(|&b| b < 0x20))
+    {
+        return Content::NativeBinary("Mach-O executable");
+    }
+    let has_nul = memchr::memchr(0, &head[..head.len().min(8192)]).is_some();
+    if starts(b"MZ") && has_nul {
+        return Content::NativeBinary("Windows executable");
+    }
+    if starts(b"PK\x03\x04") {
+        return Content::Archive("zip");
+    }
+    if starts(&[0x1f, 0x8b]) {
+        return Content::Archive("gzip");
+    }
+    if starts(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+        return Content::Archive("xz");
+    }
+    if starts(b"BZh") && has_nul {
+        return Content::Archive("bzip2");
+    }
+    if starts(b"7z\xbc\xaf\x27\x1c") {
+        return Content::Archive("7z");
+    }
+    if starts(b"Rar!") {
+        return Content::Archive("rar");
+    }
+    if head.len() > 262 && &head[257..262] == b"ustar" {
+        return Content::Archive("tar");
+    }
+    if has_nul {
+        Content::OtherBinary
+    } else {
+        Content::Text
+    }
+}
+
+/// Structural facts that need a file's content: native code, archives, suspicious
+/// extensions, executable bits on non-scripts.
+pub fn content_facts(entry: &FileEntry, content: Content, head: &[u8]) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    let ext = entry
+        .rel
+        .rsplit('/')
+        .next()
+        .and_then(|name| name.rsplit_once('.'))
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match content {
+        Content::NativeBinary(kind) => facts.push(Fact {
+            rule: ids::NATIVE_BINARY,
+            file: entry.rel.clone(),
+            detail: kind.to_string(),
+        }),
+        Content::Archive(kind) if !DOCUMENT_ZIPS.contains(&ext.as_str()) => facts.push(Fact {
+            rule: ids::ARCHIVE_FILE,
+            file: entry.rel.clone(),
+            detail: format!("{kind} archive"),
+        }),
+        _ if BINARY_EXTENSIONS.contains(&ext.as_str()) => facts.push(Fact {
+            rule: ids::BINARY_EXTENSION,
+            file: entry.rel.clone(),
+            detail: format!(".{ext}"),
+        }),
+        _ => {}
+    }
+    let script = SCRIPT_EXTENSIONS.contains(&ext.as_str()) || head.starts_with(b"#!");
+    if entry.executable && !script && !matches!(content, Content::NativeBinary(_)) {
+        facts.push(Fact {
+            rule: ids::UNEXPECTED_EXECUTABLE,
+            file: entry.rel.clone(),
+            detail: "executable bit set".to_string(),
+        });
+    }
+    facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn rules(w: &Walked) -> Vec<(&'static str, String)> {
+        w.facts.iter().map(|f| (f.rule, f.file.clone())).collect()
+    }
+
+    #[test]
+    fn symlinks_are_judged_never_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let skill = dir.path().join("s");
+        fs::create_dir_all(skill.join("sub")).expect("mkdir");
+        fs::write(skill.join("SKILL.md"), "x").expect("write");
+        symlink("/etc/passwd", skill.join("escape")).expect("symlink");
+        symlink("missing", skill.join("dangling")).expect("symlink");
+        symlink("loop_b", skill.join("loop_a")).expect("symlink");
+        symlink("loop_a", skill.join("loop_b")).expect("symlink");
+        symlink("../..", skill.join("sub/up")).expect("symlink");
+        symlink("SKILL.md", skill.join("inside")).expect("symlink");
+        let walked = walk(&skill);
+        assert_eq!(
+            rules(&walked),
+            vec![
+                (ids::BROKEN_SYMLINK, "dangling".to_string()),
+                (ids::SYMLINK_ESCAPE, "escape".to_string()),
+                (ids::SYMLINK_LOOP, "loop_a".to_string()),
+                (ids::SYMLINK_LOOP, "loop_b".to_string()),
+                (ids::SYMLINK_ESCAPE, "sub/up".to_string()),
+            ]
+        );
+        assert_eq!(walked.files.len(), 1);
+        assert_eq!(walked.count, 7);
+    }
+
+    #[test]
+    fn limits_and_special_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let skill = dir.path();
+        for i in 0..51 {
+            fs::write(skill.join(format!("f{i:02}.md")), "x").expect("write");
+        }
+        fs::write(skill.join("big.md"), vec![b'a'; 300 * 1024]).expect("write");
+        let fifo = skill.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        fs::write(skill.join(".skillignore"), "f00.md\n").expect("write");
+        let walked = walk(skill);
+        let facts = rules(&walked);
+        assert!(facts.contains(&(ids::OVERSIZED_FILE, "big.md".to_string())));
+        assert!(facts.contains(&(ids::TOO_MANY_FILES, ".".to_string())));
+        if made.is_ok_and(|s| s.success()) {
+            assert!(facts.contains(&(ids::SPECIAL_FILE, "pipe".to_string())));
+        }
+    }
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(
+            sniff(b"\x7fELF\x02\x01"),
+            Content::NativeBinary("ELF executable")
+        );
+        assert_eq!(
+            sniff(b"MZ\x90\x00"),
+            Content::NativeBinary("Windows executable")
+        );
+        assert_eq!(sniff(b"MZ is a text"), Content::Text);
+        assert_eq!(sniff(b"PK\x03\x04rest"), Content::Archive("zip"));
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\x00\x00"), Content::OtherBinary);
+        assert_eq!(sniff(b"# hello"), Content::Text);
+    }
+}

