@@ -95,8 +95,7 @@ pub fn agent_created(index: &Index, now: Timestamp) -> Vec<Row> {
 pub fn usage(index: &Index, now: Timestamp) -> Vec<Row> {
     let mut names: Vec<&str> = index
         .identities()
-        .local_order
-        .iter()
+        .local_entries()
         .map(|(n, _)| n.as_str())
         .collect();
     names.sort_unstable();
