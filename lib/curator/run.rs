@@ -164,6 +164,8 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
     } else if !config.enabled {
         return Err(CurateError::Disabled);
     }
+    let cron_refs = cron::referenced_skill_names(home)?;
+    let checked = usage::load_checked(home)?;
     let _run_lock = if options.dry_run {
         None
     } else {
@@ -173,8 +175,6 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
                 .ok_or_else(|| CurateError::Busy(path.clone()))?,
         )
     };
-    let cron_refs = cron::referenced_skill_names(home)?;
-    let checked = usage::load_checked(home)?;
     let paused = state.paused();
     let cutoffs = Cutoffs::new(config, now);
 

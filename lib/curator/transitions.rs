@@ -139,7 +139,7 @@ pub fn plan(rows: &[Row], cron_refs: &BTreeSet<String>, cutoffs: Cutoffs) -> Pla
             step(Action::Seed, &mut plan.counts.seeded);
             continue;
         }
-        let use_count = match usage::count_of(&row.record, "use_count") {
+        let use_count = match usage::count_of(&row.name, &row.record, "use_count") {
             Ok(n) => n,
             Err(e) => {
                 plan.skipped.push((row.name.clone(), e.to_string()));

@@ -164,8 +164,8 @@ pub fn update(
 }
 
 /// Python's `int(value or 0)` for a counter; an error where Python's `int()` raises.
-pub fn count_of(record: &Record, key: &str) -> Result<i64, UsageError> {
-    count("", record, key)
+pub fn count_of(name: &str, record: &Record, key: &str) -> Result<i64, UsageError> {
+    count(name, record, key)
 }
 
 /// Python's `int(value or 0)` for a counter.
