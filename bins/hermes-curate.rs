@@ -104,8 +104,8 @@ fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
         let now = hermes_loop::clock::now()?;
-        let frozen_clock = std::env::var(hermes_loop::clock::NOW_VAR)
-            .is_ok_and(|v| !v.trim().is_empty());
+        let frozen_clock =
+            std::env::var(hermes_loop::clock::NOW_VAR).is_ok_and(|v| !v.trim().is_empty());
         let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
         let mut out = Output::stdout();
         let mut ui = Ui {

@@ -62,7 +62,11 @@ fn run_prints_one_record_and_writes_state_report_and_backup() {
                "last_used_at": ago(120, 0), "state": "archived", "use_count": 1})
     );
     assert_eq!(usage["mid-used"]["state"], json!("stale"));
-    assert!(home.path().join("skills/.archive/old-used/SKILL.md").exists());
+    assert!(
+        home.path()
+            .join("skills/.archive/old-used/SKILL.md")
+            .exists()
+    );
     let manifest: Json = serde_json::from_str(
         &home.read("skills/.curator_backups/2026-06-01T12-00-00Z/manifest.json"),
     )
@@ -73,8 +77,13 @@ fn run_prints_one_record_and_writes_state_report_and_backup() {
         manifest["cron_jobs"],
         json!({"backed_up": false, "jobs_count": 0, "reason": "no cron/jobs.json present"})
     );
-    let run: Json = serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).expect("run")).expect("json");
-    assert_eq!(run["auto_transitions"], json!({"marked_stale": 1, "archived": 1, "reactivated": 0, "checked": 3, "seeded": 0}));
+    let run: Json =
+        serde_json::from_str(&std::fs::read_to_string(report.join("run.json")).expect("run"))
+            .expect("json");
+    assert_eq!(
+        run["auto_transitions"],
+        json!({"marked_stale": 1, "archived": 1, "reactivated": 0, "checked": 3, "seeded": 0})
+    );
     assert_eq!(run["counts"]["before"], json!(2));
 }
 
@@ -82,19 +91,52 @@ fn run_prints_one_record_and_writes_state_report_and_backup() {
 fn if_due_seeds_first_then_waits_one_interval() {
     let home = small_home();
     let before = whole(&home);
-    let (code, out, _) = curate(home.path(), &["run", "--if-due", "--dry-run", "--format", "jsonl"]);
-    assert_eq!((code, out.as_str()), (0, "{\"ran\":false,\"reason\":\"seeded\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":null}\n"));
+    let (code, out, _) = curate(
+        home.path(),
+        &["run", "--if-due", "--dry-run", "--format", "jsonl"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"ran\":false,\"reason\":\"seeded\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":null}\n"
+        )
+    );
     assert_same_tree(&whole(&home), &before, "a dry run seeds nothing");
     let (code, out, _) = curate(home.path(), &["run", "--if-due", "--format", "jsonl"]);
     assert_eq!(code, 0);
-    assert_eq!(out, "{\"ran\":false,\"reason\":\"seeded\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":null}\n");
-    assert!(home.read("skills/.curator_state").contains("deferred first run — curator seeded"));
-    let (_, out, _) = curate_at(home.path(), "2026-06-08T11:00:00Z", &["run", "--if-due", "--format", "jsonl"]);
-    assert_eq!(out, "{\"ran\":false,\"reason\":\"not_due\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":\"2026-06-08T12:00:00+00:00\"}\n");
-    let (_, out, err) = curate_at(home.path(), "2026-06-08T11:00:00Z", &["run", "--if-due", "--format", "text"]);
-    assert_eq!(out, "curator: not due — last run 6d ago; next run due at 2026-06-08T12:00:00+00:00\n");
+    assert_eq!(
+        out,
+        "{\"ran\":false,\"reason\":\"seeded\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":null}\n"
+    );
+    assert!(
+        home.read("skills/.curator_state")
+            .contains("deferred first run — curator seeded")
+    );
+    let (_, out, _) = curate_at(
+        home.path(),
+        "2026-06-08T11:00:00Z",
+        &["run", "--if-due", "--format", "jsonl"],
+    );
+    assert_eq!(
+        out,
+        "{\"ran\":false,\"reason\":\"not_due\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":\"2026-06-08T12:00:00+00:00\"}\n"
+    );
+    let (_, out, err) = curate_at(
+        home.path(),
+        "2026-06-08T11:00:00Z",
+        &["run", "--if-due", "--format", "text"],
+    );
+    assert_eq!(
+        out,
+        "curator: not due — last run 6d ago; next run due at 2026-06-08T12:00:00+00:00\n"
+    );
     assert_eq!(err, "");
-    let (code, out, _) = curate_at(home.path(), "2026-06-08T12:00:00Z", &["run", "--if-due", "--format", "json"]);
+    let (code, out, _) = curate_at(
+        home.path(),
+        "2026-06-08T12:00:00Z",
+        &["run", "--if-due", "--format", "json"],
+    );
     assert_eq!(code, 0);
     let record: Json = serde_json::from_str(&out).expect("record");
     assert_eq!(record["checked"], json!(3));
@@ -107,7 +149,10 @@ fn pause_stops_if_due_but_not_an_explicit_run() {
     let (code, out, _) = curate(home.path(), &["pause", "--format", "text"]);
     assert_eq!((code, out.as_str()), (0, "curator: paused\n"));
     let (_, out, _) = curate(home.path(), &["run", "--if-due", "--format", "jsonl"]);
-    assert_eq!(out, "{\"ran\":false,\"reason\":\"paused\",\"last_run_at\":null,\"next_run_at\":null}\n");
+    assert_eq!(
+        out,
+        "{\"ran\":false,\"reason\":\"paused\",\"last_run_at\":null,\"next_run_at\":null}\n"
+    );
     assert!(!home.path().join("skills/.archive").exists());
     let (code, _, err) = curate(home.path(), &["run", "--format", "jsonl"]);
     assert_eq!(code, 0);
@@ -115,7 +160,10 @@ fn pause_stops_if_due_but_not_an_explicit_run() {
     assert!(home.path().join("skills/.archive/old-used").exists());
     let (_, out, _) = curate(home.path(), &["resume", "--format", "jsonl"]);
     assert_eq!(out, "{\"paused\":false}\n");
-    assert!(home.read("skills/.curator_state").contains("\"paused\": false"));
+    assert!(
+        home.read("skills/.curator_state")
+            .contains("\"paused\": false")
+    );
 }
 
 #[test]
@@ -123,9 +171,21 @@ fn disabled_refuses_run_and_skips_if_due() {
     let home = small_home();
     home.write("config.yaml", "curator:\n  enabled: off\n");
     let (code, out, _) = curate(home.path(), &["run", "--format", "text"]);
-    assert_eq!((code, out.as_str()), (1, "curator: disabled via config; enable with `curator.enabled: true`\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "curator: disabled via config; enable with `curator.enabled: true`\n"
+        )
+    );
     let (code, out, _) = curate(home.path(), &["run", "--if-due", "--format", "jsonl"]);
-    assert_eq!((code, out.as_str()), (0, "{\"ran\":false,\"reason\":\"disabled\",\"last_run_at\":null,\"next_run_at\":null}\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"ran\":false,\"reason\":\"disabled\",\"last_run_at\":null,\"next_run_at\":null}\n"
+        )
+    );
     assert!(!home.path().join("skills/.curator_state").exists());
 }
 
@@ -133,9 +193,16 @@ fn disabled_refuses_run_and_skips_if_due() {
 #[test]
 fn dry_run_previews_and_changes_nothing() {
     let home = small_home();
-    home.write("cron/jobs.json", r#"{"jobs": [{"id": "j", "skills": ["young-unused"]}]}"#);
+    home.write(
+        "cron/jobs.json",
+        r#"{"jobs": [{"id": "j", "skills": ["young-unused"]}]}"#,
+    );
     let before = whole(&home);
-    let (code, out, err) = curate_at(home.path(), "2026-09-01T00:00:00Z", &["run", "--dry-run", "--format", "text"]);
+    let (code, out, err) = curate_at(
+        home.path(),
+        "2026-09-01T00:00:00Z",
+        &["run", "--dry-run", "--format", "text"],
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
@@ -165,7 +232,10 @@ fn consolidate_is_refused_before_anything_happens() {
 #[test]
 fn a_corrupt_sidecar_stops_the_run_and_loses_nothing() {
     let home = small_home();
-    home.write("skills/.usage.json", "{\"old-used\": {\"created_by\": \"agent\",");
+    home.write(
+        "skills/.usage.json",
+        "{\"old-used\": {\"created_by\": \"agent\",",
+    );
     let before = whole(&home);
     let (code, out, err) = curate(home.path(), &["run", "--format", "jsonl"]);
     assert_eq!((code, out.as_str()), (2, ""));
@@ -205,8 +275,14 @@ fn a_corrupt_state_file_is_kept_aside() {
     let (code, _, err) = curate(home.path(), &["run", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.starts_with("hermes-curate: warning: skills/.curator_state could not be read (EOF while parsing a value at line 1 column 14); its bytes were kept in skills/.curator_state.corrupt\n"), "{err}");
-    assert_eq!(home.read("skills/.curator_state.corrupt"), "{\"paused\": tru");
-    assert!(home.read("skills/.curator_state").contains("\"run_count\": 1"));
+    assert_eq!(
+        home.read("skills/.curator_state.corrupt"),
+        "{\"paused\": tru"
+    );
+    assert!(
+        home.read("skills/.curator_state")
+            .contains("\"run_count\": 1")
+    );
 }
 
 /// Odd trees: a folder without SKILL.md is left alone, a taken archive name gets a stamp,
@@ -218,16 +294,27 @@ fn odd_trees_are_handled_one_skill_at_a_time() {
     home.write("skills/empty-folder/notes.md", "not a skill");
     home.write("skills/counted/SKILL.md", skill("counted"));
     let mut usage: Json = serde_json::from_str(&home.read("skills/.usage.json")).expect("usage");
-    usage["counted"] = json!({"created_by": "agent", "use_count": "many", "created_at": ago(300, 0)});
+    usage["counted"] =
+        json!({"created_by": "agent", "use_count": "many", "created_at": ago(300, 0)});
     usage["empty-folder"] = json!({"created_by": "agent", "created_at": ago(300, 0)});
     home.write("skills/.usage.json", usage.to_string());
     let (code, out, err) = curate(home.path(), &["run", "--format", "jsonl"]);
     assert_eq!(code, 2, "one skill could not be judged: {err}");
-    assert!(out.contains("\"checked\":4,\"marked_stale\":1,\"archived\":1,"), "{out}");
+    assert!(
+        out.contains("\"checked\":4,\"marked_stale\":1,\"archived\":1,"),
+        "{out}"
+    );
     assert!(out.ends_with("\"failed\":1}\n"), "{out}");
     assert!(err.contains("hermes-curate: warning: counted: left alone, its usage record is unreadable: counted: use_count is \"many\", not a number; the record was left as it is\n"), "{err}");
-    assert_eq!(home.read("skills/.archive/old-used/SKILL.md"), "an older copy");
-    assert!(home.path().join("skills/.archive/old-used-20260601120000/SKILL.md").exists());
+    assert_eq!(
+        home.read("skills/.archive/old-used/SKILL.md"),
+        "an older copy"
+    );
+    assert!(
+        home.path()
+            .join("skills/.archive/old-used-20260601120000/SKILL.md")
+            .exists()
+    );
     assert_eq!(home.read("skills/empty-folder/notes.md"), "not a skill");
     assert!(home.path().join("skills/counted/SKILL.md").exists());
 }
@@ -251,7 +338,11 @@ fn a_read_only_archive_fails_per_skill_after_the_backup() {
         .expect("chown");
     assert!(status.success());
     let archive = home.path().join("skills/.archive");
-    std::process::Command::new("chown").args(["0:0"]).arg(&archive).status().expect("chown");
+    std::process::Command::new("chown")
+        .args(["0:0"])
+        .arg(&archive)
+        .status()
+        .expect("chown");
     std::fs::set_permissions(&archive, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let out = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
@@ -263,11 +354,28 @@ fn a_read_only_archive_fails_per_skill_after_the_backup() {
         .expect("run as nobody");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("hermes-curate: warning: b-old: failed to archive: Permission denied (os error 13)\n"), "{err}");
-    assert!(err.contains("hermes-curate: warning: old-used: failed to archive: Permission denied (os error 13)\n"), "{err}");
+    assert!(
+        err.contains(
+            "hermes-curate: warning: b-old: failed to archive: Permission denied (os error 13)\n"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "hermes-curate: warning: old-used: failed to archive: Permission denied (os error 13)\n"
+        ),
+        "{err}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.starts_with("{\"checked\":4,\"marked_stale\":1,\"archived\":0,"), "{stdout}");
-    assert!(home.path().join("skills/.curator_backups/2026-06-01T12-00-00Z/skills.tar.gz").exists());
+    assert!(
+        stdout.starts_with("{\"checked\":4,\"marked_stale\":1,\"archived\":0,"),
+        "{stdout}"
+    );
+    assert!(
+        home.path()
+            .join("skills/.curator_backups/2026-06-01T12-00-00Z/skills.tar.gz")
+            .exists()
+    );
     assert!(home.path().join("skills/old-used/SKILL.md").exists());
     let usage: Json = serde_json::from_str(&home.read("skills/.usage.json")).expect("usage");
     assert_eq!(usage["mid-used"]["state"], json!("stale"));
@@ -279,19 +387,46 @@ fn backups_keep_the_newest_and_never_their_own() {
     let home = small_home();
     home.write("config.yaml", "curator:\n  backup:\n    keep: 2\n");
     for _ in 0..4 {
-        let (code, _, err) = curate(home.path(), &["backup", "--reason", "by hand", "--format", "jsonl"]);
+        let (code, _, err) = curate(
+            home.path(),
+            &["backup", "--reason", "by hand", "--format", "jsonl"],
+        );
         assert_eq!(code, 0, "{err}");
     }
     let (_, out, _) = curate(home.path(), &["rollback", "--list", "--format", "text"]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "id                        reason                                    skills      size");
+    assert_eq!(
+        lines[0],
+        "id                        reason                                    skills      size"
+    );
     assert_eq!(lines[1], "─".repeat(84));
-    assert!(lines[2].starts_with("2026-06-01T12-00-00Z-03   by hand                                        3  "), "{out}");
-    assert!(lines[3].starts_with("2026-06-01T12-00-00Z-02   by hand "), "{out}");
+    assert!(
+        lines[2].starts_with(
+            "2026-06-01T12-00-00Z-03   by hand                                        3  "
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[3].starts_with("2026-06-01T12-00-00Z-02   by hand "),
+        "{out}"
+    );
     assert_eq!(lines.len(), 4);
-    let (code, out, _) = curate(home.path(), &["rollback", "--id", "2000-01-01T00-00-00Z", "-y", "--format", "text"]);
+    let (code, out, _) = curate(
+        home.path(),
+        &[
+            "rollback",
+            "--id",
+            "2000-01-01T00-00-00Z",
+            "-y",
+            "--format",
+            "text",
+        ],
+    );
     assert_eq!(code, 1);
-    assert!(out.starts_with("curator: no snapshot matching id '2000-01-01T00-00-00Z'.\nAvailable:\n"), "{out}");
+    assert!(
+        out.starts_with("curator: no snapshot matching id '2000-01-01T00-00-00Z'.\nAvailable:\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -300,26 +435,48 @@ fn rollback_takes_a_safety_snapshot_and_restores_the_tree() {
     let before = tree(&home.path().join("skills"), &[".curator_backups"]);
     let (code, _, _) = curate(home.path(), &["run", "--format", "jsonl"]);
     assert_eq!(code, 0);
-    let (code, out, err) = curate_at(home.path(), "2026-06-01T13:00:00Z", &["rollback", "-y", "--format", "text"]);
+    let (code, out, err) = curate_at(
+        home.path(),
+        "2026-06-01T13:00:00Z",
+        &["rollback", "-y", "--format", "text"],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Rollback target: 2026-06-01T12-00-00Z\n  reason:      pre-curator-run\n  created_at:  2026-06-01T12:00:00+00:00\n  skill files: 3\n  cron jobs:   not in snapshot (no cron/jobs.json present)\n"), "{out}");
-    assert!(out.ends_with("curator: restored from snapshot 2026-06-01T12-00-00Z\n"), "{out}");
+    assert!(
+        out.ends_with("curator: restored from snapshot 2026-06-01T12-00-00Z\n"),
+        "{out}"
+    );
     let after = tree(&home.path().join("skills"), &[".curator_backups"]);
     // The run's state file is gone with the rest: the snapshot predates it.
     assert_same_tree(&after, &before, "after rollback");
     let manifest = home.read("skills/.curator_backups/2026-06-01T13-00-00Z/manifest.json");
-    assert!(manifest.contains("\"reason\": \"pre-rollback to 2026-06-01T12-00-00Z\""), "{manifest}");
+    assert!(
+        manifest.contains("\"reason\": \"pre-rollback to 2026-06-01T12-00-00Z\""),
+        "{manifest}"
+    );
 }
 
 #[test]
 fn prune_spares_cron_skills_and_checks_days() {
     let home = small_home();
-    home.write("cron/jobs.json", r#"{"jobs": [{"id": "j", "skill": "/old-used", "enabled": false}]}"#);
+    home.write(
+        "cron/jobs.json",
+        r#"{"jobs": [{"id": "j", "skill": "/old-used", "enabled": false}]}"#,
+    );
     let (code, out, err) = curate(home.path(), &["prune", "--days", "0"]);
-    assert_eq!((code, out.as_str(), err.as_str()), (2, "", "curator: --days must be >= 1 (got 0)\n"));
-    let (code, out, err) = curate(home.path(), &["prune", "--days", "30", "-y", "--format", "text"]);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (2, "", "curator: --days must be >= 1 (got 0)\n")
+    );
+    let (code, out, err) = curate(
+        home.path(),
+        &["prune", "--days", "30", "-y", "--format", "text"],
+    );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(err, "curator: keeping old-used (idle 120d): a cron job names it\n");
+    assert_eq!(
+        err,
+        "curator: keeping old-used (idle 120d): a cron job names it\n"
+    );
     assert_eq!(
         out,
         "curator: 1 skill(s) idle >= 30d:\n  mid-used                                 idle 45d\n\ncurator: archived 1/1\n"
@@ -341,25 +498,53 @@ fn verbs_answer_in_json_and_refuse_with_exit_1() {
     home.write("skills/builtin/SKILL.md", skill("builtin"));
     let (code, out, _) = curate(home.path(), &["pin", "builtin", "--format", "jsonl"]);
     assert_eq!(code, 1);
-    assert_eq!(out, "{\"ok\":false,\"skill\":\"builtin\",\"message\":\"'builtin' is bundled or hub-installed — cannot pin (only agent-created skills participate in curation)\"}\n");
+    assert_eq!(
+        out,
+        "{\"ok\":false,\"skill\":\"builtin\",\"message\":\"'builtin' is bundled or hub-installed — cannot pin (only agent-created skills participate in curation)\"}\n"
+    );
     let (code, out, _) = curate(home.path(), &["pin", "mid-used", "--format", "jsonl"]);
-    assert_eq!((code, out.as_str()), (0, "{\"ok\":true,\"skill\":\"mid-used\",\"message\":\"pinned 'mid-used' (will bypass auto-transitions)\"}\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"ok\":true,\"skill\":\"mid-used\",\"message\":\"pinned 'mid-used' (will bypass auto-transitions)\"}\n"
+        )
+    );
     let (code, out, _) = curate(home.path(), &["archive", "mid-used", "--format", "text"]);
-    assert_eq!((code, out.as_str()), (1, "curator: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "curator: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"
+        )
+    );
     let (code, out, err) = curate(home.path(), &["list-archived", "--format", "text"]);
-    assert_eq!((code, out.as_str(), err.as_str()), (0, "", "curator: no archived skills\n"));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "", "curator: no archived skills\n")
+    );
 }
 
 #[test]
 fn status_json_has_the_schedule_and_the_counts() {
     let home = small_home();
     curate(home.path(), &["run", "--format", "jsonl"]);
-    let (code, out, _) = curate_at(home.path(), "2026-06-02T12:00:00Z", &["status", "--format", "json"]);
+    let (code, out, _) = curate_at(
+        home.path(),
+        "2026-06-02T12:00:00Z",
+        &["status", "--format", "json"],
+    );
     assert_eq!(code, 0);
     let status: Json = serde_json::from_str(&out).expect("json");
     assert_eq!(status["status"], json!("ENABLED"));
     assert_eq!(status["run_count"], json!(1));
     assert_eq!(status["next_run_at"], json!("2026-06-08T12:00:00+00:00"));
-    assert_eq!(status["skills"], json!({"total": 2, "active": 1, "stale": 1, "archived": 0}));
-    assert_eq!(status["least_recently_active"][0]["name"], json!("young-unused"));
+    assert_eq!(
+        status["skills"],
+        json!({"total": 2, "active": 1, "stale": 1, "archived": 0})
+    );
+    assert_eq!(
+        status["least_recently_active"][0]["name"],
+        json!("young-unused")
+    );
 }

@@ -49,17 +49,27 @@ fn transitions_match_python_on_a_synthetic_home() {
         );
         assert_same_tree(&a, &b, &format!("pass {pass}"));
         let na = names(&a);
-        assert!(na.contains(&".archive/twin-20260601120000/SKILL.md".to_string()), "{na:?}");
+        assert!(
+            na.contains(&".archive/twin-20260601120000/SKILL.md".to_string()),
+            "{na:?}"
+        );
     }
     // The protected ones really were old enough to go.
-    let usage: Json =
-        serde_json::from_str(&ours.read("skills/.usage.json")).expect("usage");
+    let usage: Json = serde_json::from_str(&ours.read("skills/.usage.json")).expect("usage");
     for name in ["cron-disabled", "cron-slash", "cron-legacy"] {
         assert_eq!(usage[name].get("state"), None, "{name} is cron-referenced");
-        assert!(ours.path().join(format!("skills/special/{name}/SKILL.md")).exists());
+        assert!(
+            ours.path()
+                .join(format!("skills/special/{name}/SKILL.md"))
+                .exists()
+        );
     }
     assert_eq!(usage["archived-live"]["state"], json!("archived"));
-    assert!(ours.path().join("skills/special/archived-live/SKILL.md").exists());
+    assert!(
+        ours.path()
+            .join("skills/special/archived-live/SKILL.md")
+            .exists()
+    );
 }
 
 fn strip_ours(run: &mut Json) {
@@ -201,23 +211,35 @@ fn python_reads_and_restores_what_we_wrote() {
         serde_json::from_str(&home.read("skills/.curator_state")).expect("state");
     assert_eq!(read["state"], ours_state);
     assert_eq!(read["due"], json!(false));
-    let due = peer(home.path(), "curate_read", &[NOW, "2026-06-08T12:00:00Z"], None);
+    let due = peer(
+        home.path(),
+        "curate_read",
+        &[NOW, "2026-06-08T12:00:00Z"],
+        None,
+    );
     assert_eq!(due["due"], json!(true));
     let ours_usage: Json = serde_json::from_str(&home.read("skills/.usage.json")).expect("usage");
     assert_eq!(read["usage"], ours_usage);
-    let manifest: Json = serde_json::from_str(
-        &home.read(&format!("skills/.curator_backups/{id}/manifest.json")),
-    )
-    .expect("manifest");
+    let manifest: Json =
+        serde_json::from_str(&home.read(&format!("skills/.curator_backups/{id}/manifest.json")))
+            .expect("manifest");
     assert_eq!(read["backups"], json!([manifest]));
     let (_, ours_archived, _) = curate(home.path(), &["list-archived", "--format", "json"]);
     let ours_archived: Json = serde_json::from_str(&ours_archived).expect("list");
     assert_eq!(read["archived"], ours_archived);
 
-    let restored = peer(home.path(), "curate_rollback", &["2026-06-01T13:00:00Z", &id], None);
+    let restored = peer(
+        home.path(),
+        "curate_rollback",
+        &["2026-06-01T13:00:00Z", &id],
+        None,
+    );
     assert_eq!(
         restored,
-        json!([true, format!("restored from snapshot {id}; cron links: 3 already matched")])
+        json!([
+            true,
+            format!("restored from snapshot {id}; cron links: 3 already matched")
+        ])
     );
     let after = tree(&home.path().join("skills"), &[".curator_backups", ".hub"]);
     assert_same_tree(&after, &before, "after Python's rollback");
@@ -233,7 +255,9 @@ fn we_restore_a_python_snapshot() {
     let id = id.as_str().expect("id").to_string();
     let (code, _, err) = curate(home.path(), &["run", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
-    let jobs = home.read("cron/jobs.json").replace("\"cron-disabled\"", "\"renamed\"");
+    let jobs = home
+        .read("cron/jobs.json")
+        .replace("\"cron-disabled\"", "\"renamed\"");
     home.write("cron/jobs.json", &jobs);
     let (code, out, err) = curate_at(
         home.path(),
@@ -244,7 +268,9 @@ fn we_restore_a_python_snapshot() {
     let answer: Json = serde_json::from_str(&out).expect("answer");
     assert_eq!(
         answer["message"],
-        json!(format!("restored from snapshot {id}; cron links: 1 job(s) had skill links restored, 2 already matched"))
+        json!(format!(
+            "restored from snapshot {id}; cron links: 1 job(s) had skill links restored, 2 already matched"
+        ))
     );
     assert_same_tree(
         &tree(&home.path().join("skills"), &[".curator_backups", ".hub"]),
@@ -267,9 +293,22 @@ fn status_and_usage_read_like_python() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(ours, theirs["stdout"].as_str().unwrap_or(""));
     for sort in ["activity", "recent", "name"] {
-        let theirs = peer(home.path(), "curate_cli", &[later, "usage", "--sort", sort], None);
-        let (_, ours, _) = curate_at(home.path(), later, &["usage", "--sort", sort, "--format", "text"]);
-        assert_eq!(ours, theirs["stdout"].as_str().unwrap_or(""), "--sort {sort}");
+        let theirs = peer(
+            home.path(),
+            "curate_cli",
+            &[later, "usage", "--sort", sort],
+            None,
+        );
+        let (_, ours, _) = curate_at(
+            home.path(),
+            later,
+            &["usage", "--sort", sort, "--format", "text"],
+        );
+        assert_eq!(
+            ours,
+            theirs["stdout"].as_str().unwrap_or(""),
+            "--sort {sort}"
+        );
     }
     let theirs = peer(
         home.path(),
@@ -319,7 +358,8 @@ fn verbs_and_prune_answer_like_python() {
         let mut ours_args = step.to_vec();
         ours_args.extend(["--format", "text"]);
         let (code, out, _) = curate(ours.path(), &ours_args);
-        let norm = |s: &str, home: &TempHome| s.replace(&home.path().display().to_string(), "$HOME");
+        let norm =
+            |s: &str, home: &TempHome| s.replace(&home.path().display().to_string(), "$HOME");
         let theirs_out = norm(theirs["stdout"].as_str().unwrap_or(""), &python)
             .replace("hermes curator unpin", "hermes-curate unpin");
         assert_eq!(norm(&out, &ours), theirs_out, "{step:?}");

@@ -196,12 +196,18 @@ fn backup_cron_jobs(home: &Home, dest: &Path) -> Map<String, Json> {
     let mut info = Map::new();
     let src = home.cron_jobs();
     let (backed_up, jobs_count, reason, warning) = match std::fs::read(&src) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            (false, 0, Some("no cron/jobs.json present".to_string()), None)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
+            false,
+            0,
+            Some("no cron/jobs.json present".to_string()),
+            None,
+        ),
         Err(e) => (false, 0, Some(format!("read error: {e}")), None),
         Ok(bytes) => {
-            let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes).to_vec();
+            let bytes = bytes
+                .strip_prefix(b"\xef\xbb\xbf")
+                .unwrap_or(&bytes)
+                .to_vec();
             let (count, warning) = match serde_json::from_slice::<Json>(&bytes) {
                 Ok(Json::Object(m)) => (
                     m.get("jobs").and_then(Json::as_array).map_or(0, Vec::len),
@@ -394,7 +400,10 @@ pub fn summarize(rows: &[Json]) -> String {
     if rows.is_empty() {
         return "No curator snapshots yet.".into();
     }
-    let header = format!("{:<24}  {:<40}  {:>6}  {:>8}", "id", "reason", "skills", "size");
+    let header = format!(
+        "{:<24}  {:<40}  {:>6}  {:>8}",
+        "id", "reason", "skills", "size"
+    );
     let mut lines = vec![header.clone(), "─".repeat(header.chars().count())];
     for r in rows {
         let text = |k: &str| match r.get(k) {
@@ -403,7 +412,11 @@ pub fn summarize(rows: &[Json]) -> String {
             Some(other) => other.to_string(),
         };
         let reason = Some(text("reason")).filter(|s| !s.is_empty());
-        let reason: String = reason.unwrap_or_else(|| "?".into()).chars().take(40).collect();
+        let reason: String = reason
+            .unwrap_or_else(|| "?".into())
+            .chars()
+            .take(40)
+            .collect();
         let size = r.get("archive_bytes").and_then(Json::as_u64).unwrap_or(0);
         let skills = match r.get("skill_files") {
             Some(Json::Number(n)) => n.to_string(),

@@ -149,7 +149,10 @@ pub fn run(lib: &Library, options: RunOptions, ui: &mut Ui) -> anyhow::Result<Ex
         crate::io::exit::warn("hermes-curate", format!("{name}: {why}"));
     }
     if let Some(e) = &ran.report_error {
-        crate::io::exit::warn("hermes-curate", format!("the report could not be written: {e}"));
+        crate::io::exit::warn(
+            "hermes-curate",
+            format!("the report could not be written: {e}"),
+        );
     }
     let c = &ran.counts;
     if !ran.dry_run {
@@ -536,9 +539,12 @@ pub fn usage(
     let rows = usage_report::select(super::rows::usage(&index, now), provenance, sort);
     match ui.format {
         Format::Text => ui.text(&usage_report::text(&rows, now))?,
-        Format::Json => ui
-            .out
-            .json(&rows.iter().map(super::rows::Row::to_json).collect::<Vec<_>>())?,
+        Format::Json => ui.out.json(
+            &rows
+                .iter()
+                .map(super::rows::Row::to_json)
+                .collect::<Vec<_>>(),
+        )?,
         Format::Jsonl => rows.iter().try_for_each(|r| ui.out.jsonl(&r.to_json()))?,
     }
     Ok(Exit::Success)

@@ -45,9 +45,7 @@ pub fn load(home: &Home) -> Result<Option<Jobs>, CronError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(FileError::new("read", &path, e).into()),
     };
-    parse(&bytes)
-        .map(Some)
-        .map_err(|e| e.at(path))
+    parse(&bytes).map(Some).map_err(|e| e.at(path))
 }
 
 enum ParseError {
@@ -171,7 +169,9 @@ pub fn referenced_names(jobs: &Jobs) -> BTreeSet<String> {
 
 /// The skills referenced by the home's jobs (none when there is no jobs file).
 pub fn referenced_skill_names(home: &Home) -> Result<BTreeSet<String>, CronError> {
-    Ok(load(home)?.map(|j| referenced_names(&j)).unwrap_or_default())
+    Ok(load(home)?
+        .map(|j| referenced_names(&j))
+        .unwrap_or_default())
 }
 
 /// Writes the jobs as Hermes's `save_jobs` does: `{"jobs": [...], "updated_at": <now>}`,
@@ -212,10 +212,7 @@ impl LinkRestore {
         }
         let mut parts = Vec::new();
         if self.restored > 0 {
-            parts.push(format!(
-                "{} job(s) had skill links restored",
-                self.restored
-            ));
+            parts.push(format!("{} job(s) had skill links restored", self.restored));
         }
         if self.skipped_missing > 0 {
             parts.push(format!(
@@ -252,7 +249,11 @@ pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkResto
     let mut by_id: Vec<(String, Option<Json>, Option<Json>)> = Vec::new();
     for job in &backup.jobs {
         let Json::Object(job) = job else { continue };
-        let Some(id) = job.get("id").and_then(Json::as_str).filter(|s| !s.is_empty()) else {
+        let Some(id) = job
+            .get("id")
+            .and_then(Json::as_str)
+            .filter(|s| !s.is_empty())
+        else {
             continue;
         };
         by_id.push((
@@ -276,7 +277,11 @@ pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkResto
         let mut changed = false;
         for job in live.iter_mut() {
             let Json::Object(job) = job else { continue };
-            let Some(id) = job.get("id").and_then(Json::as_str).filter(|s| !s.is_empty()) else {
+            let Some(id) = job
+                .get("id")
+                .and_then(Json::as_str)
+                .filter(|s| !s.is_empty())
+            else {
                 continue;
             };
             let id = id.to_string();
@@ -361,7 +366,8 @@ mod tests {
                 {"id": "b", "skills": ["same"]}], "updated_at": "x"}"#,
         )
         .expect("write");
-        let backup = br#"{"jobs": [{"id": "a", "skills": ["old", "two"], "skill": "old", "schedule": "old"},
+        let backup =
+            br#"{"jobs": [{"id": "a", "skills": ["old", "two"], "skill": "old", "schedule": "old"},
             {"id": "b", "skills": ["same"]}, {"id": "gone", "skills": ["z"]}]}"#;
         let now = clock::parse_timestamp("2026-06-01T12:00:00Z").expect("ts");
         let report = restore_links(&home, backup, now);

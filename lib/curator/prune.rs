@@ -46,7 +46,7 @@ pub fn candidates(
             picked.push(c);
         }
     }
-    picked.sort_by(|a, b| b.idle_days.cmp(&a.idle_days));
+    picked.sort_by_key(|c| std::cmp::Reverse(c.idle_days));
     (picked, spared)
 }
 

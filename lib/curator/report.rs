@@ -79,7 +79,9 @@ impl RunReport<'_> {
             .collect();
         let mut transitions = Vec::new();
         for (name, row) in &after {
-            let Some(old) = before.get(name) else { continue };
+            let Some(old) = before.get(name) else {
+                continue;
+            };
             let (from, to) = (state_text(old), state_text(row));
             if let (Some(from), Some(to)) = (from, to)
                 && from != to
@@ -138,13 +140,19 @@ impl RunReport<'_> {
             "cron_rewrites".into(),
             json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0}),
         );
-        p.insert("llm_final".into(), Json::String(self.llm.final_text.clone()));
+        p.insert(
+            "llm_final".into(),
+            Json::String(self.llm.final_text.clone()),
+        );
         p.insert("llm_summary".into(), Json::String(self.llm.summary.clone()));
         p.insert(
             "llm_error".into(),
             self.llm.error.clone().map_or(Json::Null, Json::String),
         );
-        p.insert("tool_calls".into(), Json::Array(self.llm.tool_calls.clone()));
+        p.insert(
+            "tool_calls".into(),
+            Json::Array(self.llm.tool_calls.clone()),
+        );
         let archived: Vec<Json> = self
             .auto_archived
             .iter()
@@ -434,7 +442,9 @@ mod tests {
         assert_eq!(b, dir.path().join("20260601-120000-2"));
         let md = std::fs::read_to_string(a.join("REPORT.md")).expect("md");
         assert!(md.starts_with("# Curator run — 2026-06-01T12:00:00+00:00\n\nModel: `(not resolved)` via `(not resolved)`  ·  Duration: 1m 15s  ·  Agent-created skills: 0 → 0 (+0)\n\n## Auto-transitions (pure, no LLM)\n\n- checked: 0\n"), "{md}");
-        let run: Json = serde_json::from_str(&std::fs::read_to_string(a.join("run.json")).expect("json")).expect("parse");
+        let run: Json =
+            serde_json::from_str(&std::fs::read_to_string(a.join("run.json")).expect("json"))
+                .expect("parse");
         assert_eq!(run["duration_seconds"], json!(75.46));
     }
 }

@@ -254,10 +254,7 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
         serde_json::Number::from_f64(elapsed).map_or(Json::Null, Json::Number),
     );
     if let Some(dir) = &report_dir {
-        state.set(
-            "last_report_path",
-            Json::String(dir.display().to_string()),
-        );
+        state.set("last_report_path", Json::String(dir.display().to_string()));
     }
     state.save(home)?;
     Ok(Outcome::Ran(Box::new(Ran {

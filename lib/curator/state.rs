@@ -161,14 +161,17 @@ impl CuratorState {
 
 /// Where the bytes of an unreadable state file are kept before it is rewritten.
 pub fn corrupt_copy(home: &Home) -> PathBuf {
-    home.curator_state().with_file_name(".curator_state.corrupt")
+    home.curator_state()
+        .with_file_name(".curator_state.corrupt")
 }
 
 /// What the schedule says about running now.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Schedule {
     /// An interval has passed since the last run.
-    Due { last_run_at: Timestamp },
+    Due {
+        last_run_at: Timestamp,
+    },
     /// Not yet: the next run is due at `next_run_at`.
     NotDue {
         last_run_at: Timestamp,
@@ -214,11 +217,13 @@ pub fn schedule(state: &CuratorState, config: &CuratorConfig, now: Timestamp) ->
         return Schedule::Seed(seeded);
     };
     let interval = SignedDuration::from_secs(config.interval_hours.saturating_mul(3600));
-    let next = last.checked_add(interval).unwrap_or(if interval.is_negative() {
-        Timestamp::MIN
-    } else {
-        Timestamp::MAX
-    });
+    let next = last
+        .checked_add(interval)
+        .unwrap_or(if interval.is_negative() {
+            Timestamp::MIN
+        } else {
+            Timestamp::MAX
+        });
     if now >= next {
         Schedule::Due { last_run_at: last }
     } else {

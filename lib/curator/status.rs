@@ -74,9 +74,14 @@ impl Status<'_> {
         let mut least_recent = active.clone();
         least_recent.sort_by_key(|r| recency_key(r));
         least_recent.truncate(5);
-        let activity_key = |r: &Row| (r.activity_count, r.last_activity_at.clone().unwrap_or_default());
+        let activity_key = |r: &Row| {
+            (
+                r.activity_count,
+                r.last_activity_at.clone().unwrap_or_default(),
+            )
+        };
         let mut most = active.clone();
-        most.sort_by(|a, b| activity_key(b).cmp(&activity_key(a)));
+        most.sort_by_key(|r| std::cmp::Reverse(activity_key(r)));
         most.truncate(5);
         if most.first().is_none_or(|r| r.activity_count <= 0) {
             most.clear();
@@ -210,7 +215,10 @@ impl Status<'_> {
         }
         m.insert("next_run_at".into(), json!(next_run_at));
         m.insert("interval_hours".into(), json!(self.config.interval_hours));
-        m.insert("stale_after_days".into(), json!(self.config.stale_after_days));
+        m.insert(
+            "stale_after_days".into(),
+            json!(self.config.stale_after_days),
+        );
         m.insert(
             "archive_after_days".into(),
             json!(self.config.archive_after_days),

@@ -220,12 +220,11 @@ pub fn apply(lib: &Library, index: &mut Index, plan: &Plan, now: Timestamp) -> A
             Action::Seed => {
                 // Counted whether or not a record was written, as Hermes counts it.
                 applied.counts.seeded += 1;
-                if index.is_curation_eligible(lib, name, None) && index.usage.get(name).is_none()
-                {
-                    index.usage.records.insert(
-                        name.to_string(),
-                        Json::Object(usage::empty_record(now)),
-                    );
+                if index.is_curation_eligible(lib, name, None) && index.usage.get(name).is_none() {
+                    index
+                        .usage
+                        .records
+                        .insert(name.to_string(), Json::Object(usage::empty_record(now)));
                     applied.sidecar_changed = true;
                 }
             }
@@ -339,18 +338,54 @@ mod tests {
         let now = ts("2026-06-01T12:00:00Z");
         let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
-            row("a-young", json!({"created_by": "agent", "created_at": ago(10)})),
-            row("b-young-stale", json!({"created_by": "agent", "created_at": ago(10), "state": "stale"})),
-            row("c-45", json!({"created_by": "agent", "created_at": ago(45)})),
-            row("d-120", json!({"created_by": "agent", "created_at": ago(120)})),
-            row("e-used-45", json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(45)})),
-            row("f-used-91", json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(91)})),
-            row("g-viewed", json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": ago(2), "created_at": ago(300)})),
-            row("h-pinned", json!({"created_by": "agent", "pinned": true, "created_at": ago(700)})),
-            row("i-cron", json!({"created_by": "agent", "created_at": ago(200)})),
-            row("k-30", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30)})),
-            row("m-90", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90)})),
-            row("l-viewed-45", json!({"created_by": "agent", "last_viewed_at": ago(45)})),
+            row(
+                "a-young",
+                json!({"created_by": "agent", "created_at": ago(10)}),
+            ),
+            row(
+                "b-young-stale",
+                json!({"created_by": "agent", "created_at": ago(10), "state": "stale"}),
+            ),
+            row(
+                "c-45",
+                json!({"created_by": "agent", "created_at": ago(45)}),
+            ),
+            row(
+                "d-120",
+                json!({"created_by": "agent", "created_at": ago(120)}),
+            ),
+            row(
+                "e-used-45",
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(45)}),
+            ),
+            row(
+                "f-used-91",
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(91)}),
+            ),
+            row(
+                "g-viewed",
+                json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": ago(2), "created_at": ago(300)}),
+            ),
+            row(
+                "h-pinned",
+                json!({"created_by": "agent", "pinned": true, "created_at": ago(700)}),
+            ),
+            row(
+                "i-cron",
+                json!({"created_by": "agent", "created_at": ago(200)}),
+            ),
+            row(
+                "k-30",
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30)}),
+            ),
+            row(
+                "m-90",
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90)}),
+            ),
+            row(
+                "l-viewed-45",
+                json!({"created_by": "agent", "last_viewed_at": ago(45)}),
+            ),
         ];
         let cron = BTreeSet::from(["i-cron".to_string()]);
         let cutoffs = Cutoffs::new(&Config::defaults().curator, now);
@@ -391,16 +426,35 @@ mod tests {
         let now = ts("2026-06-01T12:00:00Z");
         let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
-            row("exactly-90", json!({"use_count": 1, "last_used_at": ago(90)})),
+            row(
+                "exactly-90",
+                json!({"use_count": 1, "last_used_at": ago(90)}),
+            ),
             // A null state is never marked stale, but is archived.
-            row("null-state-45", json!({"use_count": 1, "last_used_at": ago(45), "state": null})),
-            row("null-state-100", json!({"use_count": 1, "last_used_at": ago(100), "state": null})),
+            row(
+                "null-state-45",
+                json!({"use_count": 1, "last_used_at": ago(45), "state": null}),
+            ),
+            row(
+                "null-state-100",
+                json!({"use_count": 1, "last_used_at": ago(100), "state": null}),
+            ),
             // Archived in the record while the folder is live: left alone forever.
-            row("archived-live", json!({"use_count": 1, "last_used_at": ago(200), "state": "archived"})),
-            row("bad-count", json!({"use_count": "many", "created_at": ago(200)})),
+            row(
+                "archived-live",
+                json!({"use_count": 1, "last_used_at": ago(200), "state": "archived"}),
+            ),
+            row(
+                "bad-count",
+                json!({"use_count": "many", "created_at": ago(200)}),
+            ),
             row("new-builtin", Json::Null),
         ];
-        let plan = plan(&rows, &BTreeSet::new(), Cutoffs::new(&Config::defaults().curator, now));
+        let plan = plan(
+            &rows,
+            &BTreeSet::new(),
+            Cutoffs::new(&Config::defaults().curator, now),
+        );
         let steps: Vec<(&str, &str, &str)> = plan
             .steps
             .iter()

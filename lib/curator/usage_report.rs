@@ -40,7 +40,7 @@ pub fn select(mut rows: Vec<Row>, provenance: Option<&str>, sort: Sort) -> Vec<R
             let key = |r: &Row| r.last_activity_at.clone().unwrap_or_default();
             key(b).cmp(&key(a))
         }),
-        Sort::Activity => rows.sort_by(|a, b| b.activity_count.cmp(&a.activity_count)),
+        Sort::Activity => rows.sort_by_key(|r| std::cmp::Reverse(r.activity_count)),
     }
     rows
 }

@@ -109,7 +109,9 @@ fn archive_destination(root: &Path, base: &str, now: Timestamp) -> Option<PathBu
         return Some(plain);
     }
     (0..86_400i64).find_map(|offset| {
-        let at = now.checked_add(jiff::SignedDuration::from_secs(offset)).ok()?;
+        let at = now
+            .checked_add(jiff::SignedDuration::from_secs(offset))
+            .ok()?;
         let stamp =
             jiff::fmt::strtime::format("%Y%m%d%H%M%S", &at.to_zoned(jiff::tz::TimeZone::UTC))
                 .ok()?;
@@ -365,8 +367,8 @@ mod tests {
             ("skills/.archive/demo-20260304050607/SKILL.md", "x"),
         ]);
         let mut index = Index::build(&lib);
-        let msg = archive_skill(&lib, &mut index, "demo", ts("2026-03-04T05:06:07Z"))
-            .expect("archived");
+        let msg =
+            archive_skill(&lib, &mut index, "demo", ts("2026-03-04T05:06:07Z")).expect("archived");
         let dest = dir.path().join("skills/.archive/demo-20260304050608");
         assert_eq!(msg, format!("archived to {}", dest.display()));
         assert_eq!(

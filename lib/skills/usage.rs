@@ -315,7 +315,10 @@ pub enum SidecarError {
     #[error(transparent)]
     File(#[from] FileError),
     #[error("{path} is not a JSON object of skill records: {reason}")]
-    Corrupt { path: std::path::PathBuf, reason: String },
+    Corrupt {
+        path: std::path::PathBuf,
+        reason: String,
+    },
 }
 
 /// Reads the sidecar, telling a missing file (empty) from one that cannot be used, which

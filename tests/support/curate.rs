@@ -54,10 +54,14 @@ pub fn synthetic(home: &Path, n: usize) {
         let record = match i % 19 {
             0..=6 => json!({"created_by": "agent", "use_count": 1 + d % 5,
                 "last_used_at": ago(d % 29 + 1, d % 7), "created_at": ago(200, 0)}),
-            7..=9 => json!({"created_by": "agent", "use_count": 2, "last_used_at": ago(31 + d % 58, 0),
-                "state": if i % 3 == 0 { "stale" } else { "active" }}),
-            10..=12 => json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(91 + d % 300, 3),
-                "state": if i % 2 == 0 { "active" } else { "stale" }}),
+            7..=9 => {
+                json!({"created_by": "agent", "use_count": 2, "last_used_at": ago(31 + d % 58, 0),
+                "state": if i % 3 == 0 { "stale" } else { "active" }})
+            }
+            10..=12 => {
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(91 + d % 300, 3),
+                "state": if i % 2 == 0 { "active" } else { "stale" }})
+            }
             13 | 14 => json!({"created_by": "agent", "use_count": 0, "created_at": ago(d % 29, 1)}),
             15 => json!({"created_by": "agent", "created_at": ago(d % 20, 0), "state": "stale"}),
             16 | 17 => json!({"created_by": "agent", "created_at": ago(31 + d % 58, 0),
@@ -67,23 +71,56 @@ pub fn synthetic(home: &Path, n: usize) {
         usage.insert(name, record);
     }
     let specials = [
-        ("pinned-ancient", json!({"created_by": "agent", "pinned": true, "created_at": ago(700, 0)})),
-        ("stale-viewed", json!({"created_by": "agent", "use_count": 4, "state": "stale",
-            "last_viewed_at": ago(2, 0), "last_used_at": ago(120, 0)})),
-        ("manual-old", json!({"created_by": null, "created_at": ago(900, 0)})),
+        (
+            "pinned-ancient",
+            json!({"created_by": "agent", "pinned": true, "created_at": ago(700, 0)}),
+        ),
+        (
+            "stale-viewed",
+            json!({"created_by": "agent", "use_count": 4, "state": "stale",
+            "last_viewed_at": ago(2, 0), "last_used_at": ago(120, 0)}),
+        ),
+        (
+            "manual-old",
+            json!({"created_by": null, "created_at": ago(900, 0)}),
+        ),
         ("bundled-a", Json::Null),
         ("bundled-b", Json::Null),
-        ("hub-skill", json!({"created_by": "agent", "created_at": ago(900, 0)})),
-        ("cron-disabled", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(400, 0)})),
-        ("cron-slash", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(400, 0)})),
-        ("cron-legacy", json!({"created_by": "agent", "created_at": ago(400, 0)})),
-        ("legacy-marker", json!({"agent_created": true, "use_count": 1,
-            "last_used_at": ago(95, 0).trim_end_matches("+00:00").to_string()})),
-        ("archived-live", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(300, 0),
-            "state": "archived", "archived_at": ago(299, 0)})),
-        ("exactly-30", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30, 0)})),
-        ("exactly-90", json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90, 0),
-            "extra_key": ["kept"]})),
+        (
+            "hub-skill",
+            json!({"created_by": "agent", "created_at": ago(900, 0)}),
+        ),
+        (
+            "cron-disabled",
+            json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(400, 0)}),
+        ),
+        (
+            "cron-slash",
+            json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(400, 0)}),
+        ),
+        (
+            "cron-legacy",
+            json!({"created_by": "agent", "created_at": ago(400, 0)}),
+        ),
+        (
+            "legacy-marker",
+            json!({"agent_created": true, "use_count": 1,
+            "last_used_at": ago(95, 0).trim_end_matches("+00:00").to_string()}),
+        ),
+        (
+            "archived-live",
+            json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(300, 0),
+            "state": "archived", "archived_at": ago(299, 0)}),
+        ),
+        (
+            "exactly-30",
+            json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30, 0)}),
+        ),
+        (
+            "exactly-90",
+            json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90, 0),
+            "extra_key": ["kept"]}),
+        ),
     ];
     for (name, record) in specials {
         write(&format!("special/{name}/SKILL.md"), &skill_md(name));
@@ -91,7 +128,10 @@ pub fn synthetic(home: &Path, n: usize) {
             bundled.push(name.to_string());
         }
         if name == "hub-skill" {
-            hub.insert(name.into(), json!({"install_path": format!("special/{name}")}));
+            hub.insert(
+                name.into(),
+                json!({"install_path": format!("special/{name}")}),
+            );
         }
         if name.starts_with("cron-") {
             cron_skills.push(name.to_string());
@@ -122,7 +162,10 @@ pub fn synthetic(home: &Path, n: usize) {
     );
     std::fs::write(
         skills.join(".usage.json"),
-        hermes_loop::io::pyjson::dumps(&Json::Object(usage), hermes_loop::io::pyjson::Dumps::SIDECAR),
+        hermes_loop::io::pyjson::dumps(
+            &Json::Object(usage),
+            hermes_loop::io::pyjson::Dumps::SIDECAR,
+        ),
     )
     .expect("usage");
     let mut manifest: String = bundled.iter().map(|b| format!("{b}:0123abcd\n")).collect();
@@ -146,7 +189,8 @@ pub fn synthetic(home: &Path, n: usize) {
     std::fs::create_dir_all(home.join("cron")).expect("cron");
     std::fs::write(
         home.join("cron/jobs.json"),
-        serde_json::to_string_pretty(&json!({"jobs": jobs, "updated_at": ago(1, 0)})).expect("json"),
+        serde_json::to_string_pretty(&json!({"jobs": jobs, "updated_at": ago(1, 0)}))
+            .expect("json"),
     )
     .expect("jobs");
 }
@@ -166,17 +210,20 @@ pub fn tree(dir: &Path, skip: &[&str]) -> Vec<(String, Option<String>)> {
         if skip.contains(&top.as_str()) {
             continue;
         }
-        let contents = entry
-            .file_type()
-            .is_file()
-            .then(|| String::from_utf8_lossy(&std::fs::read(entry.path()).expect("read")).into_owned());
+        let contents = entry.file_type().is_file().then(|| {
+            String::from_utf8_lossy(&std::fs::read(entry.path()).expect("read")).into_owned()
+        });
         out.push((rel.display().to_string(), contents));
     }
     out
 }
 
 /// Asserts two tree listings are equal, naming the first difference.
-pub fn assert_same_tree(a: &[(String, Option<String>)], b: &[(String, Option<String>)], what: &str) {
+pub fn assert_same_tree(
+    a: &[(String, Option<String>)],
+    b: &[(String, Option<String>)],
+    what: &str,
+) {
     assert_eq!(names(a), names(b), "{what}: the file lists differ");
     for ((name, x), (_, y)) in a.iter().zip(b) {
         assert_eq!(x, y, "{what}: {name} differs");
