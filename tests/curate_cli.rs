@@ -432,7 +432,8 @@ fn backups_keep_the_newest_and_never_their_own() {
 #[test]
 fn rollback_takes_a_safety_snapshot_and_restores_the_tree() {
     let home = small_home();
-    let before = tree(&home.path().join("skills"), &[".curator_backups"]);
+    let skip = [".curator_backups", ".usage.json.lock"];
+    let before = tree(&home.path().join("skills"), &skip);
     let (code, _, _) = curate(home.path(), &["run", "--format", "jsonl"]);
     assert_eq!(code, 0);
     let (code, out, err) = curate_at(
@@ -446,7 +447,7 @@ fn rollback_takes_a_safety_snapshot_and_restores_the_tree() {
         out.ends_with("curator: restored from snapshot 2026-06-01T12-00-00Z\n"),
         "{out}"
     );
-    let after = tree(&home.path().join("skills"), &[".curator_backups"]);
+    let after = tree(&home.path().join("skills"), &skip);
     // The run's state file is gone with the rest: the snapshot predates it.
     assert_same_tree(&after, &before, "after rollback");
     let manifest = home.read("skills/.curator_backups/2026-06-01T13-00-00Z/manifest.json");

@@ -198,7 +198,8 @@ fn a_run_writes_what_python_writes() {
 fn python_reads_and_restores_what_we_wrote() {
     let home = TempHome::new();
     synthetic(home.path(), 60);
-    let before = tree(&home.path().join("skills"), &[".curator_backups", ".hub"]);
+    let skip = [".curator_backups", ".hub", ".usage.json.lock"];
+    let before = tree(&home.path().join("skills"), &skip);
     let record = run_json(&home, NOW);
     let id = record["backup"].as_str().expect("backup id").to_string();
     let read = peer(
@@ -241,7 +242,7 @@ fn python_reads_and_restores_what_we_wrote() {
             format!("restored from snapshot {id}; cron links: 3 already matched")
         ])
     );
-    let after = tree(&home.path().join("skills"), &[".curator_backups", ".hub"]);
+    let after = tree(&home.path().join("skills"), &skip);
     assert_same_tree(&after, &before, "after Python's rollback");
 }
 
@@ -250,7 +251,8 @@ fn python_reads_and_restores_what_we_wrote() {
 fn we_restore_a_python_snapshot() {
     let home = TempHome::new();
     synthetic(home.path(), 40);
-    let before = tree(&home.path().join("skills"), &[".curator_backups", ".hub"]);
+    let skip = [".curator_backups", ".hub", ".usage.json.lock"];
+    let before = tree(&home.path().join("skills"), &skip);
     let id = peer(home.path(), "curate_snapshot", &[NOW, "manual"], None);
     let id = id.as_str().expect("id").to_string();
     let (code, _, err) = curate(home.path(), &["run", "--format", "json"]);
@@ -273,7 +275,7 @@ fn we_restore_a_python_snapshot() {
         ))
     );
     assert_same_tree(
-        &tree(&home.path().join("skills"), &[".curator_backups", ".hub"]),
+        &tree(&home.path().join("skills"), &skip),
         &before,
         "after our rollback",
     );

@@ -238,11 +238,76 @@ fn backup_cron_jobs(home: &Home, dest: &Path) -> Map<String, Json> {
 }
 
 /// Writes `skills/` (less the excluded top-level entries) as a gzip level-6 tarball, in
-/// sorted order, symlinks stored as links.
+/// sorted order, symlinks stored as links. The tar stream is built on this thread and
+/// compressed on another, so reading the tree and compressing overlap.
 fn write_tarball(skills: &Path, archive: &Path) -> Result<(), BackupError> {
     let file = File::create(archive).map_err(io("create", archive))?;
-    let gz = GzEncoder::new(BufWriter::with_capacity(1 << 20, file), Compression::new(6));
-    let mut tar = tar::Builder::new(gz);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(8);
+    std::thread::scope(|scope| {
+        let compressor = scope.spawn(move || -> std::io::Result<File> {
+            let mut gz =
+                GzEncoder::new(BufWriter::with_capacity(1 << 20, file), Compression::new(6));
+            for chunk in rx {
+                gz.write_all(&chunk)?;
+            }
+            let mut out = gz.finish()?;
+            out.flush()?;
+            out.into_inner().map_err(|e| e.into_error())
+        });
+        let built = build_tar(skills, ChunkWriter::new(tx));
+        let compressed = compressor
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the compressor thread panicked")));
+        built?;
+        compressed
+            .and_then(|f| f.sync_all())
+            .map_err(io("write", archive))
+    })
+}
+
+/// Sends what is written in 1 MiB chunks to the compressor.
+struct ChunkWriter {
+    buf: Vec<u8>,
+    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
+}
+
+const CHUNK: usize = 1 << 20;
+
+impl ChunkWriter {
+    fn new(tx: std::sync::mpsc::SyncSender<Vec<u8>>) -> ChunkWriter {
+        ChunkWriter {
+            buf: Vec::with_capacity(CHUNK),
+            tx,
+        }
+    }
+
+    fn send(&mut self) -> std::io::Result<()> {
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
+        self.tx
+            .send(chunk)
+            .map_err(|_| std::io::Error::other("the compressor stopped"))
+    }
+}
+
+impl Write for ChunkWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+fn build_tar(skills: &Path, out: ChunkWriter) -> Result<(), BackupError> {
+    let mut tar = tar::Builder::new(out);
     tar.follow_symlinks(false);
     let mut top: Vec<PathBuf> = std::fs::read_dir(skills)
         .map_err(io("read", skills))?
@@ -270,17 +335,8 @@ fn write_tarball(skills: &Path, archive: &Path) -> Result<(), BackupError> {
                 .map_err(io("archive", item.path()))?;
         }
     }
-    let gz = tar.into_inner().map_err(io("write", archive))?;
-    let mut out = gz.finish().map_err(io("write", archive))?;
-    out.flush().map_err(io("write", archive))?;
-    out.into_inner()
-        .map_err(|e| BackupError::Io {
-            action: "write",
-            path: archive.to_path_buf(),
-            source: e.into_error(),
-        })?
-        .sync_all()
-        .map_err(io("sync", archive))
+    let mut out = tar.into_inner().map_err(io("write", skills))?;
+    out.flush().map_err(io("write", skills))
 }
 
 /// Deletes snapshots beyond the newest `keep` (except `protect`) and stale staging dirs.

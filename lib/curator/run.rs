@@ -205,18 +205,30 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
     }
     drop(checked);
 
-    let backup = if config.backup_enabled {
-        backup::snapshot(home, "pre-curator-run", config.backup_keep, &[], now)?.map(|s| s.id)
-    } else {
-        None
-    };
+    // The sidecar is locked first, so the snapshot and the pass see the same file. The
+    // snapshot is written while the tree is read and the pass planned (both only read);
+    // nothing moves until it is complete.
     let pass = Pass::open(lib)?;
-    let (pass, (plan, applied, after)) = pass.run(|index| {
-        let rows = rows::agent_created(index, now);
-        let plan = transitions::plan(&rows, &cron_refs, cutoffs);
+    let (backup, pass, plan) = std::thread::scope(|scope| {
+        let snapshot = config.backup_enabled.then(|| {
+            scope.spawn(|| backup::snapshot(home, "pre-curator-run", config.backup_keep, &[], now))
+        });
+        let (pass, plan) = pass.run(|index| {
+            let rows = rows::agent_created(index, now);
+            transitions::plan(&rows, &cron_refs, cutoffs)
+        });
+        let backup = match snapshot.map(|handle| handle.join()) {
+            None => Ok(None),
+            Some(Ok(result)) => result.map(|s| s.map(|s| s.id)),
+            Some(Err(_)) => Err(BackupError::Refused("the backup thread panicked".into())),
+        };
+        (backup, pass, plan)
+    });
+    let backup = backup?;
+    let (pass, (applied, after)) = pass.run(|index| {
         let applied = transitions::apply(lib, index, &plan, now);
         let after = rows::agent_created(index, now);
-        (plan, applied, after)
+        (applied, after)
     });
     pass.commit(lib, &applied)
         .map_err(|source| CurateError::Unrecorded {

@@ -163,10 +163,18 @@ pub struct Identities {
 
 impl Identities {
     pub fn build(catalog: &Catalog, roots: &Roots) -> Identities {
+        use rayon::prelude::*;
+        // Reading every SKILL.md is most of the cost on a large tree: read in parallel,
+        // keep catalog order.
+        let names: Vec<String> = catalog
+            .files
+            .par_iter()
+            .with_min_len(256)
+            .map(|file| read_identity(&file.skill_md, &file.dir_name()))
+            .collect();
         let mut ids = Identities::default();
-        for file in &catalog.files {
+        for (file, name) in catalog.files.iter().zip(names) {
             let dir = file.dir().to_path_buf();
-            let name = read_identity(&file.skill_md, &file.dir_name());
             if file.is_local() {
                 if roots.is_external(&file.skill_md) {
                     continue;
