@@ -5,7 +5,7 @@ pub mod config;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use config::{Config, ConfigError};
+pub use config::{Config, ConfigError, CuratorConfig};
 
 /// The environment variable naming the Hermes home.
 pub const HOME_VAR: &str = "HERMES_HOME";

@@ -6,6 +6,7 @@
 //! ← `review, curator`.
 
 pub mod clock;
+pub mod curator;
 pub mod guard;
 pub mod home;
 pub mod io;

@@ -111,6 +111,35 @@ fi
 # [hermes-recall]
 
 # [hermes-curate]
+if have hermes-curate; then
+    step "hermes-curate: three agent-created skills with a usage history (one idle 120 days)"
+    for name in old-notes sql-tips fresh-idea; do
+        mkdir -p "$HERMES_HOME/skills/$name"
+        printf -- '---\nname: %s\ndescription: Demo skill %s.\n---\n# %s\n' "$name" "$name" "$name" \
+            > "$HERMES_HOME/skills/$name/SKILL.md"
+    done
+    cat > "$HERMES_HOME/skills/.usage.json" <<'USAGE'
+{"old-notes": {"created_by": "agent", "use_count": 3, "last_used_at": "2026-08-01T09:00:00+00:00"},
+ "sql-tips": {"created_by": "agent", "use_count": 1, "last_used_at": "2026-10-20T09:00:00+00:00"},
+ "fresh-idea": {"created_by": "agent", "created_at": "2026-11-25T09:00:00+00:00"}}
+USAGE
+    hermes-curate status --format text
+
+    step "hermes-curate: cron's first look seeds the schedule instead of running"
+    hermes-curate run --if-due --format text
+
+    step "hermes-curate: preview a run a month from now (writes nothing)"
+    HERMES_NOW=2026-12-29T12:00:00Z hermes-curate run --dry-run --format text
+
+    step "hermes-curate: a real run — backup, transitions, report"
+    hermes-curate run --format text
+    sed -n '1,/^## LLM consolidation pass/p' "$HERMES_HOME"/logs/curator/*/REPORT.md
+
+    step "hermes-curate: what was archived, bring it back, and the snapshots kept"
+    hermes-curate list-archived --format text
+    hermes-curate restore old-notes --format text
+    hermes-curate rollback --list --format text
+fi
 
 # [hermes-review]
 

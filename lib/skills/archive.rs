@@ -16,6 +16,7 @@ use super::library::{Index, Library};
 use super::provenance::is_protected;
 use super::usage::{self, STATE_ACTIVE, STATE_ARCHIVED};
 use crate::home::Home;
+use crate::io::FileError;
 use crate::io::atomic::{FileMode, write_atomic};
 
 fn external_message(name: &str) -> String {
@@ -32,6 +33,32 @@ pub fn archive_skill(
     name: &str,
     now: Timestamp,
 ) -> Result<String, String> {
+    let moved = move_to_archive(lib, index, name, now)?;
+    if moved.bundled {
+        add_suppressed(&lib.home, name);
+    }
+    record_state(lib, index, name, STATE_ARCHIVED, now);
+    lib.invalidate_prompt_snapshot();
+    Ok(format!("archived to {}", moved.dest.display()))
+}
+
+/// A skill folder moved into `.archive/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub dest: PathBuf,
+    /// A bundled built-in: its name belongs in `.curator_suppressed`.
+    pub bundled: bool,
+}
+
+/// The move alone, with Hermes's refusals: the folder goes into `.archive/` and the index
+/// forgets it. The caller records the state and the suppression, so a pass over many skills
+/// writes the sidecar and `.curator_suppressed` once, not once per skill.
+pub fn move_to_archive(
+    lib: &Library,
+    index: &mut Index,
+    name: &str,
+    now: Timestamp,
+) -> Result<Moved, String> {
     let local = index.identities().local.get(name).cloned();
     if local.is_none() && index.identities().external.contains_key(name) {
         return Err(external_message(name));
@@ -62,21 +89,35 @@ pub fn archive_skill(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut dest = archive_root.join(&base);
-    if dest.exists() || dest.is_symlink() {
-        let stamp =
-            jiff::fmt::strtime::format("%Y%m%d%H%M%S", &now.to_zoned(jiff::tz::TimeZone::UTC))
-                .unwrap_or_default();
-        dest = archive_root.join(format!("{base}-{stamp}"));
-    }
+    let dest = archive_destination(&archive_root, &base, now)
+        .ok_or_else(|| format!("failed to archive: no free name for {base} in .archive"))?;
     move_dir(&skill_dir, &dest).map_err(|e| format!("failed to archive: {e}"))?;
-    if index.provenance.is_bundled(name) {
-        add_suppressed(&lib.home, name);
-    }
     index.identities_mut().remove_local(name);
-    record_state(lib, index, name, STATE_ARCHIVED, now);
-    lib.invalidate_prompt_snapshot();
-    Ok(format!("archived to {}", dest.display()))
+    Ok(Moved {
+        dest,
+        bundled: index.provenance.is_bundled(name),
+    })
+}
+
+/// `.archive/<base>`, else `.archive/<base>-<YYYYmmddHHMMSS>`. Where Hermes would then fail
+/// (or rename onto an empty folder), the stamp moves on a second at a time until a name is
+/// free, so every copy stays restorable by Hermes's `<name>-<14 digits>` rule.
+fn archive_destination(root: &Path, base: &str, now: Timestamp) -> Option<PathBuf> {
+    let taken = |p: &Path| p.exists() || p.is_symlink();
+    let plain = root.join(base);
+    if !taken(&plain) {
+        return Some(plain);
+    }
+    (0..86_400i64).find_map(|offset| {
+        let at = now
+            .checked_add(jiff::SignedDuration::from_secs(offset))
+            .ok()?;
+        let stamp =
+            jiff::fmt::strtime::format("%Y%m%d%H%M%S", &at.to_zoned(jiff::tz::TimeZone::UTC))
+                .ok()?;
+        let dest = root.join(format!("{base}-{stamp}"));
+        (!taken(&dest)).then_some(dest)
+    })
 }
 
 /// Brings an archived skill back to `skills/<name>/` (always flat).
@@ -223,7 +264,8 @@ pub fn read_suppressed(home: &Home) -> BTreeSet<String> {
         .collect()
 }
 
-fn write_suppressed(home: &Home, names: &BTreeSet<String>) {
+/// Writes `.curator_suppressed`: sorted names, one per line, `\n`-terminated.
+pub fn write_suppressed(home: &Home, names: &BTreeSet<String>) -> Result<(), FileError> {
     let mut text = names.iter().cloned().collect::<Vec<_>>().join("\n");
     if !names.is_empty() {
         text.push('\n');
@@ -232,20 +274,21 @@ fn write_suppressed(home: &Home, names: &BTreeSet<String>) {
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    let _ = write_atomic(&path, text.as_bytes(), FileMode::Private);
+    write_atomic(&path, text.as_bytes(), FileMode::Private)
 }
 
+/// Best effort, as in Hermes.
 pub fn add_suppressed(home: &Home, name: &str) {
     let mut names = read_suppressed(home);
     if !name.is_empty() && names.insert(name.to_string()) {
-        write_suppressed(home, &names);
+        let _ = write_suppressed(home, &names);
     }
 }
 
 pub fn remove_suppressed(home: &Home, name: &str) {
     let mut names = read_suppressed(home);
     if names.remove(name) {
-        write_suppressed(home, &names);
+        let _ = write_suppressed(home, &names);
     }
 }
 
@@ -314,6 +357,24 @@ mod tests {
         );
         let err = restore_skill(&lib, &mut index, "demo", now).expect_err("taken");
         assert!(err.starts_with("destination already exists: "), "{err}");
+    }
+
+    #[test]
+    fn a_taken_suffix_moves_on_a_second() {
+        let (dir, lib) = lib_with(&[
+            ("skills/b/demo/SKILL.md", "---\nname: demo\n---\nnew"),
+            ("skills/.archive/demo/SKILL.md", "x"),
+            ("skills/.archive/demo-20260304050607/SKILL.md", "x"),
+        ]);
+        let mut index = Index::build(&lib);
+        let msg =
+            archive_skill(&lib, &mut index, "demo", ts("2026-03-04T05:06:07Z")).expect("archived");
+        let dest = dir.path().join("skills/.archive/demo-20260304050608");
+        assert_eq!(msg, format!("archived to {}", dest.display()));
+        assert_eq!(
+            std::fs::read_to_string(dest.join("SKILL.md")).expect("read"),
+            "---\nname: demo\n---\nnew"
+        );
     }
 
     #[test]

@@ -93,10 +93,16 @@ pub struct Index {
 
 impl Index {
     pub fn build(lib: &Library) -> Index {
+        Index::with_usage(lib, usage::load(&lib.home))
+    }
+
+    /// The index over a sidecar the caller already read (under its lock, for a pass that
+    /// writes it back once).
+    pub fn with_usage(lib: &Library, usage: UsageMap) -> Index {
         Index {
             catalog: lib.catalog(),
             provenance: Provenance::load(&lib.home, &lib.config),
-            usage: usage::load(&lib.home),
+            usage,
             identities: std::cell::OnceCell::new(),
             roots: lib.roots.clone(),
         }

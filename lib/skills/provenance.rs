@@ -153,16 +153,28 @@ pub fn read_identity(skill_md: &Path, fallback: &str) -> String {
 pub struct Identities {
     pub local: HashMap<String, PathBuf>,
     pub external: HashMap<String, PathBuf>,
-    /// Each local skill's identity, in catalog order (for reports that walk every skill).
+    /// Each local skill's identity, in catalog order (for reports that walk every skill);
+    /// read it through [`Identities::local_entries`], which skips removed names.
     pub local_order: Vec<(String, PathBuf)>,
+    /// Names removed since the build (filtered lazily, so a pass that archives thousands of
+    /// skills stays linear).
+    removed: std::collections::HashSet<String>,
 }
 
 impl Identities {
     pub fn build(catalog: &Catalog, roots: &Roots) -> Identities {
+        use rayon::prelude::*;
+        // Reading every SKILL.md is most of the cost on a large tree: read in parallel,
+        // keep catalog order.
+        let names: Vec<String> = catalog
+            .files
+            .par_iter()
+            .with_min_len(256)
+            .map(|file| read_identity(&file.skill_md, &file.dir_name()))
+            .collect();
         let mut ids = Identities::default();
-        for file in &catalog.files {
+        for (file, name) in catalog.files.iter().zip(names) {
             let dir = file.dir().to_path_buf();
-            let name = read_identity(&file.skill_md, &file.dir_name());
             if file.is_local() {
                 if roots.is_external(&file.skill_md) {
                     continue;
@@ -176,14 +188,24 @@ impl Identities {
         ids
     }
 
+    /// The local skills in catalog order, without the removed ones.
+    pub fn local_entries(&self) -> impl Iterator<Item = &(String, PathBuf)> {
+        self.local_order
+            .iter()
+            .filter(|(n, _)| self.removed.is_empty() || !self.removed.contains(n))
+    }
+
     /// Forgets a local skill that was moved away (archived).
     pub fn remove_local(&mut self, name: &str) {
         self.local.remove(name);
-        self.local_order.retain(|(n, _)| n != name);
+        self.removed.insert(name.to_string());
     }
 
     /// Records a local skill that appeared (restored).
     pub fn insert_local(&mut self, name: &str, dir: PathBuf) {
+        if self.removed.remove(name) {
+            self.local_order.retain(|(n, _)| n != name);
+        }
         self.local_order.push((name.to_string(), dir.clone()));
         self.local.entry(name.to_string()).or_insert(dir);
     }
@@ -229,7 +251,7 @@ pub fn curator_managed_names(
     usage: &super::usage::UsageMap,
 ) -> Vec<String> {
     let mut names: BTreeSet<String> = BTreeSet::new();
-    for (name, _) in &ids.local_order {
+    for (name, _) in ids.local_entries() {
         if provenance.is_hub(name) || is_protected(name) {
             continue;
         }

@@ -54,6 +54,9 @@ impl Roots {
     /// Whether `path` lies under an external root (`is_external_skill_path`): both sides
     /// resolved, so an external dir mounted inside the local tree still counts as external.
     pub fn is_external(&self, path: &Path) -> bool {
+        if self.external.is_empty() {
+            return false;
+        }
         let candidate = resolve_lenient(path);
         self.external
             .iter()

@@ -163,6 +163,11 @@ pub fn update(
     Ok(())
 }
 
+/// Python's `int(value or 0)` for a counter; an error where Python's `int()` raises.
+pub fn count_of(name: &str, record: &Record, key: &str) -> Result<i64, UsageError> {
+    count(name, record, key)
+}
+
 /// Python's `int(value or 0)` for a counter.
 fn count(name: &str, record: &Record, key: &str) -> Result<i64, UsageError> {
     let bad = |value: &Json| UsageError::NotACount {
@@ -302,6 +307,71 @@ pub fn is_curator_managed(record: Option<&Record>) -> bool {
 /// Whether the record says the skill is pinned (`bool(rec.get("pinned"))`).
 pub fn is_pinned(record: Option<&Record>) -> bool {
     record.and_then(|r| r.get("pinned")).is_some_and(truthy)
+}
+
+/// A sidecar that cannot be read as a JSON object of records.
+#[derive(Debug, thiserror::Error)]
+pub enum SidecarError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("{path} is not a JSON object of skill records: {reason}")]
+    Corrupt {
+        path: std::path::PathBuf,
+        reason: String,
+    },
+}
+
+/// Reads the sidecar, telling a missing file (empty) from one that cannot be used, which
+/// Python would silently read as empty and then overwrite.
+pub fn load_checked(home: &Home) -> Result<UsageMap, SidecarError> {
+    let path = home.usage_json();
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UsageMap::default()),
+        Err(e) => return Err(FileError::new("read", &path, e).into()),
+    };
+    let corrupt = |reason: String| SidecarError::Corrupt {
+        path: path.clone(),
+        reason,
+    };
+    match serde_json::from_slice::<Json>(&bytes) {
+        Ok(Json::Object(map)) => Ok(UsageMap {
+            records: map.into_iter().filter(|(_, v)| v.is_object()).collect(),
+        }),
+        Ok(_) => Err(corrupt("the top level is not an object".into())),
+        Err(e) => Err(corrupt(e.to_string())),
+    }
+}
+
+/// The sidecar held under its lock for a whole pass: read once, changed in memory, written
+/// once. Python's bumps wait for the lock meanwhile, so none is lost.
+#[derive(Debug)]
+pub struct Locked {
+    _lock: FileLock,
+    home: Home,
+    pub map: UsageMap,
+}
+
+/// Takes the lock and reads the sidecar; an unusable file is an error (nothing is written).
+pub fn lock_checked(home: &Home) -> Result<Locked, SidecarError> {
+    let lock = FileLock::acquire(&home.usage_lock())?;
+    let map = load_checked(home)?;
+    Ok(Locked {
+        _lock: lock,
+        home: home.clone(),
+        map,
+    })
+}
+
+impl Locked {
+    /// Writes the map back (atomically, as Python writes it); the lock stays held.
+    pub fn save(&self) -> Result<(), FileError> {
+        write_atomic(
+            &self.home.usage_json(),
+            self.map.to_python_json().as_bytes(),
+            FileMode::Private,
+        )
+    }
 }
 
 /// Python truthiness of a JSON value.

@@ -1,0 +1,169 @@
+//! hermes-curate: keeps the skill library lean — marks unused agent-created skills stale,
+//! archives them later, brings them back when used; backups, reports, pins. Run it from cron.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+use clap::{Parser, Subcommand};
+use hermes_loop::curator::command::{self, Ui};
+use hermes_loop::curator::manage;
+use hermes_loop::curator::run::RunOptions;
+use hermes_loop::curator::usage_report::Sort;
+use hermes_loop::home::Home;
+use hermes_loop::io::cli::{CommonArgs, FormatArgs};
+use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
+use hermes_loop::io::output::Output;
+use hermes_loop::skills::library::Library;
+
+const BIN: &str = "hermes-curate";
+
+const AFTER_HELP: &str = "A typical crontab line:
+  */30 * * * * hermes-curate run --if-due --format jsonl >> ~/.hermes/logs/curate.log 2>&1
+
+`run` ignores `pause` when asked directly; `run --if-due` (cron) honours it.";
+
+#[derive(Parser)]
+#[command(name = BIN, version, about = "The skill curator: stale → archive, pins, restore, backups, reports (run it from cron)", after_help = format!("{AFTER_HELP}\n\n{EXIT_CODES_HELP}"))]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    format: FormatArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The schedule, the last run, and the skills the curator manages
+    Status,
+    /// One curation pass: backup, automatic transitions, report
+    Run {
+        /// Show what would change; change nothing on disk
+        #[arg(long)]
+        dry_run: bool,
+        /// The LLM consolidation pass (not available yet)
+        #[arg(long)]
+        consolidate: bool,
+        /// Only when the schedule says so (seeds it on first use; honours pause)
+        #[arg(long)]
+        if_due: bool,
+    },
+    /// Pause scheduled runs (`run --if-due` skips)
+    Pause,
+    /// Resume scheduled runs
+    Resume,
+    /// Exempt a skill from the automatic transitions
+    Pin { skill: String },
+    /// Undo pin
+    Unpin { skill: String },
+    /// Archive a skill now (into skills/.archive/)
+    Archive { skill: String },
+    /// Bring an archived skill back
+    Restore { skill: String },
+    /// The archived skills, one per line
+    ListArchived,
+    /// Archive now every managed skill idle for N days or more (cron-referenced ones kept)
+    Prune {
+        #[arg(long, default_value_t = 90, allow_negative_numbers = true)]
+        days: i64,
+        /// List the candidates; change nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not ask for confirmation
+        #[arg(short = 'y', long)]
+        yes: bool,
+    },
+    /// Take a snapshot of skills/ now
+    Backup {
+        #[arg(long, default_value = "manual")]
+        reason: String,
+    },
+    /// Restore skills/ from a snapshot (a safety snapshot is taken first)
+    Rollback {
+        /// List the snapshots
+        #[arg(long)]
+        list: bool,
+        /// The snapshot to restore (default: the newest)
+        #[arg(long = "id", value_name = "ID")]
+        id: Option<String>,
+        /// Do not ask for confirmation
+        #[arg(short = 'y', long)]
+        yes: bool,
+    },
+    /// Usage telemetry for every skill, with provenance
+    Usage {
+        #[arg(long, default_value = "activity", value_parser = ["activity", "recent", "name"])]
+        sort: String,
+        #[arg(long, value_parser = ["agent", "bundled", "hub"])]
+        provenance: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    exit::run(BIN, || {
+        let cli = Cli::parse();
+        let now = hermes_loop::clock::now()?;
+        let frozen_clock =
+            std::env::var(hermes_loop::clock::NOW_VAR).is_ok_and(|v| !v.trim().is_empty());
+        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
+        let mut out = Output::stdout();
+        let mut ui = Ui {
+            out: &mut out,
+            format: cli.format.resolve(),
+            quiet: cli.common.quiet,
+        };
+        let exit = match cli.command {
+            Command::Status => command::status(&lib, now, &mut ui)?,
+            Command::Run {
+                dry_run,
+                consolidate,
+                if_due,
+            } => {
+                if consolidate {
+                    bail!(exit::Hinted::new(
+                        "the LLM consolidation pass is not available in hermes-curate yet",
+                        "run without --consolidate for the deterministic pass (stale → archive)"
+                    ));
+                }
+                let options = RunOptions {
+                    dry_run,
+                    if_due,
+                    now,
+                    frozen_clock,
+                };
+                command::run(&lib, options, &mut ui)?
+            }
+            Command::Pause => command::set_paused(&lib, true, &mut ui)?,
+            Command::Resume => command::set_paused(&lib, false, &mut ui)?,
+            Command::Pin { skill } => {
+                command::answer(&skill, manage::pin(&lib, &skill, true, now), &mut ui)?
+            }
+            Command::Unpin { skill } => {
+                command::answer(&skill, manage::pin(&lib, &skill, false, now), &mut ui)?
+            }
+            Command::Archive { skill } => command::archive(&lib, &skill, now, &mut ui)?,
+            Command::Restore { skill } => {
+                command::answer(&skill, manage::restore(&lib, &skill, now), &mut ui)?
+            }
+            Command::ListArchived => command::list_archived(&lib, &mut ui)?,
+            Command::Prune { days, dry_run, yes } => {
+                if days < 1 {
+                    eprintln!("curator: --days must be >= 1 (got {days})");
+                    return Ok(Exit::PartialFailure);
+                }
+                command::prune(&lib, days, dry_run, yes, now, &mut ui)?
+            }
+            Command::Backup { reason } => command::backup(&lib, &reason, now, &mut ui)?,
+            Command::Rollback { list, id, yes } => {
+                command::rollback(&lib, list, id.as_deref(), yes, now, &mut ui)?
+            }
+            Command::Usage { sort, provenance } => {
+                let sort = Sort::parse(&sort).unwrap_or_default();
+                command::usage(&lib, sort, provenance.as_deref(), now, &mut ui)?
+            }
+        };
+        out.finish()?;
+        Ok(exit)
+    })
+}

@@ -1,0 +1,551 @@
+//! The commands of `hermes-curate`, between the parsed flags and the library: each calls
+//! the library and prints its answer — Hermes's text in `text`, one record per line in
+//! `jsonl`, one value in `json`. Messages for a person go to stderr in the JSON formats.
+
+use std::io::{BufRead, IsTerminal};
+
+use jiff::Timestamp;
+use serde_json::{Value as Json, json};
+
+use super::backup;
+use super::manage::{self, Answer};
+use super::prune;
+use super::run::{self, CurateError, Outcome, RunOptions};
+use super::state::{CuratorState, Schedule};
+use super::status::Status;
+use super::usage_report::{self, Sort};
+use crate::clock;
+use crate::io::exit::Exit;
+use crate::io::format::Format;
+use crate::io::output::Output;
+use crate::io::sanitize::for_terminal;
+use crate::skills::archive;
+use crate::skills::library::Library;
+
+/// Where and how a command prints.
+pub struct Ui<'a> {
+    pub out: &'a mut Output,
+    pub format: Format,
+    pub quiet: bool,
+}
+
+impl Ui<'_> {
+    /// A line of the text answer (escaped on a terminal).
+    fn text(&mut self, line: &str) -> std::io::Result<()> {
+        if std::io::stdout().is_terminal() {
+            self.out.line(&for_terminal(line))
+        } else {
+            self.out.line(line)
+        }
+    }
+
+    /// A message: the answer itself in text, a note on stderr otherwise.
+    fn say(&mut self, line: &str) -> std::io::Result<()> {
+        if self.format == Format::Text {
+            self.text(line)
+        } else {
+            if !self.quiet {
+                eprintln!("{}", for_terminal(line));
+            }
+            Ok(())
+        }
+    }
+
+    fn record(&mut self, value: &Json) -> std::io::Result<()> {
+        match self.format {
+            Format::Json => self.out.json(value),
+            _ => self.out.jsonl(value),
+        }
+    }
+}
+
+/// Asks `question` on stderr and reads the answer from stdin: yes only for `y`/`yes`.
+fn confirm(question: &str) -> bool {
+    eprint!("{question} [y/N] ");
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            eprintln!();
+            false
+        }
+        Ok(_) => matches!(line.trim().to_lowercase().as_str(), "y" | "yes"),
+    }
+}
+
+pub fn status(lib: &Library, now: Timestamp, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let state = CuratorState::load_lenient(&lib.home);
+    let rows = run::managed_rows(lib, now);
+    let status = Status {
+        state: &state,
+        config: &lib.config.curator,
+        rows: &rows,
+        now,
+    };
+    match ui.format {
+        Format::Text => ui.text(&status.text())?,
+        _ => ui.record(&status.to_json())?,
+    }
+    Ok(Exit::Success)
+}
+
+pub fn run(lib: &Library, options: RunOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let consolidate_notice = if lib.config.curator.consolidate {
+        "curator: consolidation is on in config.yaml, but the LLM merge pass is not available in hermes-curate yet — running prune-only (deterministic stale/archive)."
+    } else {
+        "curator: consolidation is off — running prune-only (deterministic stale/archive)."
+    };
+    let outcome = match run::run(lib, options) {
+        Ok(o) => o,
+        Err(CurateError::Disabled) => {
+            ui.say(&CurateError::Disabled.to_string())?;
+            if ui.format != Format::Text {
+                ui.record(&json!({"ran": false, "reason": "disabled"}))?;
+            }
+            return Ok(Exit::Negative);
+        }
+        Err(e) => return Err(hinted(e)),
+    };
+    let ran = match outcome {
+        Outcome::Skipped(skipped) => return print_skipped(&skipped.schedule, options, ui),
+        Outcome::Ran(ran) => ran,
+    };
+    if let Some(why) = &ran.state_was_corrupt {
+        eprintln!(
+            "hermes-curate: warning: skills/.curator_state could not be read ({why}); its bytes were kept in skills/.curator_state.corrupt"
+        );
+    }
+    if ran.paused && !options.if_due && !ui.quiet {
+        eprintln!(
+            "hermes-curate: note: the curator is paused; `run` runs anyway when asked (cron's `run --if-due` skips)"
+        );
+    }
+    ui.say(if ran.dry_run {
+        "curator: running DRY-RUN (report only, no mutations)..."
+    } else {
+        "curator: running review pass..."
+    })?;
+    ui.say(consolidate_notice)?;
+    if let Some(id) = &ran.backup {
+        ui.say(&format!("curator: snapshot created ({id})"))?;
+    }
+    if ran.dry_run && ui.format == Format::Text {
+        for step in &ran.planned {
+            let verb = match step.action {
+                super::transitions::Action::Seed => "would seed (clock starts now)",
+                super::transitions::Action::MarkStale => "would mark stale",
+                super::transitions::Action::Reactivate => "would reactivate",
+                super::transitions::Action::Archive => "would archive",
+            };
+            ui.text(&format!("  {verb}: {}", step.name))?;
+        }
+    }
+    for (name, why) in &ran.unreadable {
+        crate::io::exit::warn(
+            "hermes-curate",
+            format!("{name}: left alone, its usage record is unreadable: {why}"),
+        );
+    }
+    for (name, why) in &ran.failures {
+        crate::io::exit::warn("hermes-curate", format!("{name}: {why}"));
+    }
+    if let Some(e) = &ran.report_error {
+        crate::io::exit::warn(
+            "hermes-curate",
+            format!("the report could not be written: {e}"),
+        );
+    }
+    let c = &ran.counts;
+    if !ran.dry_run {
+        ui.say(&format!("curator: {}", ran.summary))?;
+    }
+    let auto = format!(
+        "checked={} stale={} archived={} reactivated={}",
+        c.checked, c.marked_stale, c.archived, c.reactivated
+    );
+    if ran.dry_run {
+        ui.say(&format!(
+            "auto (preview): {auto} — no transitions applied in dry-run"
+        ))?;
+        ui.say("dry-run: no changes applied. Run `hermes-curate run` (no flag) to apply.")?;
+    } else {
+        ui.say(&format!("auto: {auto}"))?;
+        if let Some(dir) = &ran.report {
+            ui.say(&format!("curator: report written to {}", dir.display()))?;
+        }
+    }
+    if ui.format != Format::Text {
+        ui.record(&json!({
+            "checked": c.checked,
+            "marked_stale": c.marked_stale,
+            "archived": c.archived,
+            "reactivated": c.reactivated,
+            "seeded": c.seeded,
+            "report": ran.report.as_ref().map(|p| p.display().to_string()),
+            "dry_run": ran.dry_run,
+            "backup": ran.backup,
+            "failed": ran.failures.len() + ran.unreadable.len(),
+        }))?;
+    }
+    Ok(if ran.failures.is_empty() && ran.unreadable.is_empty() {
+        Exit::Success
+    } else {
+        Exit::PartialFailure
+    })
+}
+
+fn print_skipped(schedule: &Schedule, options: RunOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let iso = |t: &Timestamp| clock::isoformat(*t);
+    let (message, last, next) = match schedule {
+        Schedule::NotDue {
+            last_run_at,
+            next_run_at,
+        } => (
+            format!(
+                "curator: not due — last run {}; next run due at {}",
+                super::ago(Some(&iso(last_run_at)), options.now),
+                iso(next_run_at)
+            ),
+            Some(iso(last_run_at)),
+            Some(iso(next_run_at)),
+        ),
+        Schedule::Seed(seeded) => (
+            if options.dry_run {
+                "curator: first look at this home — a real run would seed the schedule and wait one interval (dry-run: nothing written)".to_string()
+            } else {
+                "curator: first look at this home — seeded the schedule; the first pass runs after one interval (`hermes-curate run --dry-run` previews it now)".to_string()
+            },
+            seeded.str_field("last_run_at").map(String::from),
+            None,
+        ),
+        Schedule::Paused => (
+            "curator: paused — skipped (`hermes-curate resume` to resume)".to_string(),
+            None,
+            None,
+        ),
+        Schedule::Disabled => (
+            "curator: disabled via config — skipped".to_string(),
+            None,
+            None,
+        ),
+        Schedule::Due { .. } => (String::new(), None, None),
+    };
+    ui.say(&message)?;
+    if ui.format != Format::Text {
+        ui.record(&json!({
+            "ran": false,
+            "reason": schedule.reason(),
+            "last_run_at": last,
+            "next_run_at": next,
+        }))?;
+    }
+    Ok(Exit::Success)
+}
+
+/// The error with its hint attached, for the exit path.
+fn hinted(e: CurateError) -> anyhow::Error {
+    match e.hint() {
+        Some(hint) => anyhow::Error::new(crate::io::exit::Hinted::new(e.to_string(), hint)),
+        None => anyhow::Error::new(e),
+    }
+}
+
+pub fn set_paused(lib: &Library, paused: bool, ui: &mut Ui) -> anyhow::Result<Exit> {
+    manage::set_paused(lib, paused)?;
+    let word = if paused { "paused" } else { "resumed" };
+    match ui.format {
+        Format::Text => ui.text(&format!("curator: {word}"))?,
+        _ => ui.record(&json!({"paused": paused}))?,
+    }
+    Ok(Exit::Success)
+}
+
+/// Prints a one-skill verb's answer.
+pub fn answer(skill: &str, result: Answer, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let (ok, message) = match &result {
+        Ok(m) => (true, m.as_str()),
+        Err(m) => (false, m.as_str()),
+    };
+    match ui.format {
+        Format::Text => ui.text(&format!("curator: {message}"))?,
+        _ => ui.record(&json!({"ok": ok, "skill": skill, "message": message}))?,
+    }
+    Ok(if ok { Exit::Success } else { Exit::Negative })
+}
+
+/// `archive`: Hermes's, plus a warning when a cron job still names the skill.
+pub fn archive(lib: &Library, skill: &str, now: Timestamp, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if let Ok(refs) = run::cron_refs(lib)
+        && refs.contains(skill)
+        && !ui.quiet
+    {
+        crate::io::exit::warn(
+            "hermes-curate",
+            format!("a cron job names '{skill}'; it will not find the skill until it is restored"),
+        );
+    }
+    answer(skill, manage::archive_one(lib, skill, now), ui)
+}
+
+pub fn list_archived(lib: &Library, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let names = archive::list_archived(&lib.home);
+    match ui.format {
+        Format::Text if names.is_empty() => {
+            if !ui.quiet {
+                eprintln!("curator: no archived skills");
+            }
+        }
+        Format::Text => {
+            for n in &names {
+                ui.text(n)?;
+            }
+        }
+        Format::Json => ui.out.json(&names)?,
+        Format::Jsonl => {
+            for n in &names {
+                ui.out.jsonl(&json!({"name": n}))?;
+            }
+        }
+    }
+    Ok(Exit::Success)
+}
+
+pub fn prune(
+    lib: &Library,
+    days: i64,
+    dry_run: bool,
+    yes: bool,
+    now: Timestamp,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    let refs = run::cron_refs(lib).map_err(hinted)?;
+    let rows = run::managed_rows(lib, now);
+    let (picked, spared) = prune::candidates(&rows, &refs, days, now);
+    for s in &spared {
+        if !ui.quiet {
+            eprintln!(
+                "curator: keeping {} (idle {}d): a cron job names it",
+                s.name, s.idle_days
+            );
+        }
+    }
+    let json_rows = |ui: &mut Ui, archived: &[String], failed: &[(String, String)]| {
+        let mut records: Vec<Json> = picked
+            .iter()
+            .map(|c| {
+                let failure = failed.iter().find(|(n, _)| *n == c.name);
+                json!({
+                    "type": "candidate",
+                    "name": c.name,
+                    "idle_days": c.idle_days,
+                    "archived": archived.contains(&c.name),
+                    "error": failure.map(|(_, e)| e.clone()),
+                })
+            })
+            .collect();
+        records.extend(spared.iter().map(|c| {
+            json!({"type": "spared", "name": c.name, "idle_days": c.idle_days, "reason": "cron"})
+        }));
+        records.push(json!({
+            "type": "summary",
+            "candidates": picked.len(),
+            "archived": archived.len(),
+            "failed": failed.len(),
+            "spared": spared.len(),
+            "dry_run": dry_run,
+        }));
+        match ui.format {
+            Format::Json => ui.out.json(&records),
+            _ => records.iter().try_for_each(|r| ui.out.jsonl(r)),
+        }
+    };
+    if picked.is_empty() {
+        ui.say(&format!(
+            "curator: nothing to prune (no unpinned skills idle >= {days}d)"
+        ))?;
+        if ui.format != Format::Text {
+            json_rows(ui, &[], &[])?;
+        }
+        return Ok(Exit::Success);
+    }
+    ui.say(&format!(
+        "curator: {} skill(s) idle >= {days}d:",
+        picked.len()
+    ))?;
+    for c in &picked {
+        ui.say(&format!("  {:<40} idle {}d", c.name, c.idle_days))?;
+    }
+    if dry_run {
+        ui.say("\n(dry run — no changes made)")?;
+        if ui.format != Format::Text {
+            json_rows(ui, &[], &[])?;
+        }
+        return Ok(Exit::Success);
+    }
+    if !yes && !confirm(&format!("\nArchive {} skill(s)?", picked.len())) {
+        ui.say("curator: aborted")?;
+        return Ok(Exit::Negative);
+    }
+    let names: Vec<String> = picked.iter().map(|c| c.name.clone()).collect();
+    let applied = run::archive_many(lib, &names, now).map_err(hinted)?;
+    let archived: Vec<String> = applied.archived.iter().map(|a| a.name.clone()).collect();
+    ui.say(&format!(
+        "\ncurator: archived {}/{}",
+        archived.len(),
+        picked.len()
+    ))?;
+    if !applied.failures.is_empty() {
+        ui.say("failures:")?;
+        for (name, msg) in &applied.failures {
+            ui.say(&format!("  {name}: {msg}"))?;
+        }
+    }
+    if ui.format != Format::Text {
+        json_rows(ui, &archived, &applied.failures)?;
+    }
+    Ok(if applied.failures.is_empty() {
+        Exit::Success
+    } else {
+        Exit::Negative
+    })
+}
+
+pub fn backup(lib: &Library, reason: &str, now: Timestamp, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if !lib.config.curator.backup_enabled {
+        ui.say("curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable to snapshot")?;
+        return Ok(Exit::Negative);
+    }
+    let keep = lib.config.curator.backup_keep;
+    match backup::snapshot(&lib.home, reason, keep, &[], now) {
+        Ok(Some(snap)) => {
+            match ui.format {
+                Format::Text => ui.text(&format!(
+                    "curator: snapshot created at {}",
+                    snap.dir.display()
+                ))?,
+                _ => {
+                    let mut m = snap.manifest.clone();
+                    if let Json::Object(map) = &mut m {
+                        map.insert("path".into(), json!(snap.dir.display().to_string()));
+                    }
+                    ui.record(&m)?;
+                }
+            }
+            Ok(Exit::Success)
+        }
+        Ok(None) => {
+            ui.say("curator: snapshot failed — there is no skills/ directory to back up")?;
+            Ok(Exit::Negative)
+        }
+        Err(e) => Err(anyhow::Error::new(e).context("snapshot failed")),
+    }
+}
+
+pub fn rollback(
+    lib: &Library,
+    list: bool,
+    id: Option<&str>,
+    yes: bool,
+    now: Timestamp,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    let rows = backup::list(&lib.home);
+    if list {
+        match ui.format {
+            Format::Text => ui.text(&backup::summarize(&rows))?,
+            Format::Json => ui.out.json(&rows)?,
+            Format::Jsonl => rows.iter().try_for_each(|r| ui.out.jsonl(r))?,
+        }
+        return Ok(Exit::Success);
+    }
+    let Some(target) = backup::resolve(&lib.home, id) else {
+        if rows.is_empty() {
+            ui.say("curator: no snapshots exist yet. Take one with `hermes-curate backup` or wait for the next curator run.")?;
+        } else {
+            ui.say(&format!(
+                "curator: no snapshot matching {}.",
+                id.map_or("your query".to_string(), |i| format!("id '{i}'"))
+            ))?;
+            ui.say("Available:")?;
+            ui.say(&backup::summarize(&rows))?;
+        }
+        return Ok(Exit::Negative);
+    };
+    let manifest = backup::read_manifest(&target);
+    let field = |k: &str| match manifest.get(k) {
+        Some(Json::String(s)) => s.clone(),
+        Some(Json::Null) | None => "?".into(),
+        Some(v) => v.to_string(),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    ui.say(&format!("Rollback target: {name}"))?;
+    if manifest.as_object().is_some_and(|m| !m.is_empty()) {
+        ui.say(&format!("  reason:      {}", field("reason")))?;
+        ui.say(&format!("  created_at:  {}", field("created_at")))?;
+        ui.say(&format!("  skill files: {}", field("skill_files")))?;
+        if let Some(cron) = manifest.get("cron_jobs").and_then(Json::as_object) {
+            if cron.get("backed_up") == Some(&Json::Bool(true)) {
+                ui.say(&format!(
+                    "  cron jobs:   {} (will be restored for skill-link fields only)",
+                    cron.get("jobs_count").and_then(Json::as_i64).unwrap_or(0)
+                ))?;
+            } else {
+                let reason = cron
+                    .get("reason")
+                    .and_then(Json::as_str)
+                    .unwrap_or("not captured");
+                ui.say(&format!("  cron jobs:   not in snapshot ({reason})"))?;
+            }
+        }
+    }
+    ui.say("\nThis will replace the current skills/ tree (a safety snapshot of the current state is taken first so this is undoable). Cron jobs that still exist will have their skills/skill fields restored from the snapshot; all other cron fields are left alone.")?;
+    if !yes && !confirm("Proceed?") {
+        ui.say("cancelled")?;
+        return Ok(Exit::Negative);
+    }
+    match backup::rollback(&lib.home, Some(&name), lib.config.curator.backup_keep, now) {
+        Ok(done) => {
+            match ui.format {
+                Format::Text => ui.text(&format!("curator: {}", done.message))?,
+                _ => ui.record(&json!({
+                    "ok": true,
+                    "id": done.id,
+                    "safety_snapshot": done.safety_snapshot,
+                    "message": done.message,
+                }))?,
+            }
+            Ok(Exit::Success)
+        }
+        Err(message) => {
+            match ui.format {
+                Format::Text => ui.text(&format!("curator: rollback failed — {message}"))?,
+                _ => ui.record(&json!({"ok": false, "id": name, "message": message}))?,
+            }
+            Ok(Exit::Negative)
+        }
+    }
+}
+
+pub fn usage(
+    lib: &Library,
+    sort: Sort,
+    provenance: Option<&str>,
+    now: Timestamp,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    let index = crate::skills::library::Index::build(lib);
+    let rows = usage_report::select(super::rows::usage(&index, now), provenance, sort);
+    match ui.format {
+        Format::Text => ui.text(&usage_report::text(&rows, now))?,
+        Format::Json => ui.out.json(
+            &rows
+                .iter()
+                .map(super::rows::Row::to_json)
+                .collect::<Vec<_>>(),
+        )?,
+        Format::Jsonl => rows.iter().try_for_each(|r| ui.out.jsonl(&r.to_json()))?,
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,384 @@
+//! `cron/jobs.json` as the curator sees it: which skills the jobs load (those are never
+//! aged out), and, on rollback, the skill links put back as they were.
+//!
+//! Read as Hermes's `load_jobs` reads it: UTF-8 with an optional BOM, raw control characters
+//! inside strings tolerated, `{"jobs": [...]}` or a bare list. Unlike Hermes, a file that
+//! still cannot be read is an error, not "no references": the curator would otherwise
+//! archive skills that a job needs.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use jiff::Timestamp;
+use serde_json::{Map, Value as Json};
+
+use crate::clock;
+use crate::home::Home;
+use crate::io::FileError;
+use crate::io::atomic::{FileMode, write_atomic};
+use crate::io::lock::FileLock;
+use crate::io::pyjson::{Dumps, dumps};
+
+/// `cron/jobs.json` could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CronError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    #[error("{path} is not valid JSON ({reason})")]
+    NotJson { path: PathBuf, reason: String },
+    #[error("{path}: expected {{\"jobs\": [...]}}, got {found}")]
+    Shape { path: PathBuf, found: &'static str },
+}
+
+/// The jobs file, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Jobs {
+    /// Each job as stored (every field kept, in order).
+    pub jobs: Vec<Json>,
+}
+
+/// Reads the jobs; `Ok(None)` when there is no jobs file.
+pub fn load(home: &Home) -> Result<Option<Jobs>, CronError> {
+    let path = home.cron_jobs();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(FileError::new("read", &path, e).into()),
+    };
+    parse(&bytes).map(Some).map_err(|e| e.at(path))
+}
+
+enum ParseError {
+    NotJson(String),
+    Shape(&'static str),
+}
+
+impl ParseError {
+    fn at(self, path: PathBuf) -> CronError {
+        match self {
+            ParseError::NotJson(reason) => CronError::NotJson { path, reason },
+            ParseError::Shape(found) => CronError::Shape { path, found },
+        }
+    }
+}
+
+fn parse(bytes: &[u8]) -> Result<Jobs, ParseError> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    let data: Json = match serde_json::from_str(text) {
+        Ok(v) => v,
+        // `json.loads(strict=False)`: control characters inside strings are allowed.
+        Err(first) => serde_json::from_str(&escape_controls_in_strings(text))
+            .map_err(|_| ParseError::NotJson(first.to_string()))?,
+    };
+    let jobs = match data {
+        Json::Object(mut map) => match map.remove("jobs") {
+            Some(Json::Array(jobs)) => jobs,
+            // A `jobs` that is not a list holds no job objects for Hermes either.
+            _ => Vec::new(),
+        },
+        Json::Array(jobs) => jobs,
+        Json::Null => return Err(ParseError::Shape("NoneType")),
+        Json::Bool(_) => return Err(ParseError::Shape("bool")),
+        Json::Number(_) => return Err(ParseError::Shape("number")),
+        Json::String(_) => return Err(ParseError::Shape("str")),
+    };
+    Ok(Jobs { jobs })
+}
+
+/// Escapes raw control characters that sit inside JSON strings, so a strict parser reads
+/// what Python's `strict=False` reads.
+fn escape_controls_in_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            } else if (c as u32) < 0x20 {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+                continue;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `_normalize_skill_list(job.skill, job.skills)`: `skills` wins when present (a string is
+/// one name), else the legacy `skill`; stripped, empty ones dropped, first occurrence kept.
+pub fn skill_list(job: &Map<String, Json>) -> Vec<String> {
+    let raw: Vec<&Json> = match job.get("skills") {
+        None | Some(Json::Null) => match job.get("skill") {
+            Some(v) if crate::skills::usage::truthy(v) => vec![v],
+            _ => Vec::new(),
+        },
+        Some(Json::Array(items)) => items.iter().collect(),
+        Some(Json::Object(map)) => return dedup(map.keys().map(|k| k.trim().to_string())),
+        Some(other) => vec![other],
+    };
+    dedup(raw.into_iter().map(|v| py_str(v).trim().to_string()))
+}
+
+fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        if !item.is_empty() && !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// `str(item or "")` for the values a job list holds in practice.
+fn py_str(value: &Json) -> String {
+    match value {
+        Json::Null => String::new(),
+        Json::String(s) => s.clone(),
+        Json::Bool(false) => String::new(),
+        Json::Bool(true) => "True".into(),
+        Json::Number(n) if n.as_f64() == Some(0.0) => String::new(),
+        Json::Number(n) => n.to_string(),
+        // A nested list or object is never a skill name; Python's repr of it is not either.
+        _ => String::new(),
+    }
+}
+
+/// `referenced_skill_names()`: every skill any job names (paused and disabled jobs too),
+/// with a leading `/` removed.
+pub fn referenced_names(jobs: &Jobs) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for job in &jobs.jobs {
+        let Json::Object(job) = job else { continue };
+        for name in skill_list(job) {
+            let cleaned = name.trim().trim_start_matches('/');
+            if !cleaned.is_empty() {
+                names.insert(cleaned.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// The skills referenced by the home's jobs (none when there is no jobs file).
+pub fn referenced_skill_names(home: &Home) -> Result<BTreeSet<String>, CronError> {
+    Ok(load(home)?
+        .map(|j| referenced_names(&j))
+        .unwrap_or_default())
+}
+
+/// Writes the jobs as Hermes's `save_jobs` does: `{"jobs": [...], "updated_at": <now>}`,
+/// `indent=2`, ASCII-escaped, mode 0600, atomically. The caller holds the cron lock.
+fn save(home: &Home, jobs: &[Json], now: Timestamp) -> Result<(), FileError> {
+    let mut doc = Map::new();
+    doc.insert("jobs".into(), Json::Array(jobs.to_vec()));
+    doc.insert("updated_at".into(), Json::String(clock::isoformat(now)));
+    let text = dumps(
+        &Json::Object(doc),
+        Dumps {
+            indent: Some(2),
+            ensure_ascii: true,
+            sort_keys: false,
+        },
+    );
+    write_atomic(&home.cron_jobs(), text.as_bytes(), FileMode::Exact(0o600))
+}
+
+/// What restoring the skill links of a snapshot did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LinkRestore {
+    pub attempted: bool,
+    pub restored: usize,
+    pub skipped_missing: usize,
+    pub unchanged: usize,
+    pub error: Option<String>,
+}
+
+impl LinkRestore {
+    /// The `; cron links: …` part of the rollback message (empty when there is nothing to say).
+    pub fn message(&self) -> String {
+        if !self.attempted {
+            return String::new();
+        }
+        if let Some(error) = &self.error {
+            return format!("cron links: error — {error}");
+        }
+        let mut parts = Vec::new();
+        if self.restored > 0 {
+            parts.push(format!("{} job(s) had skill links restored", self.restored));
+        }
+        if self.skipped_missing > 0 {
+            parts.push(format!(
+                "{} backed-up job(s) no longer exist (skipped)",
+                self.skipped_missing
+            ));
+        }
+        if self.unchanged > 0 {
+            parts.push(format!("{} already matched", self.unchanged));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("cron links: {}", parts.join(", "))
+        }
+    }
+}
+
+/// Puts the `skills`/`skill` fields of a snapshot's `cron-jobs.json` back on the live jobs
+/// that still exist (matched by `id`); every other field is live state and stays.
+pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkRestore {
+    let mut report = LinkRestore::default();
+    let backup = match parse(backed_up) {
+        Ok(jobs) => jobs,
+        Err(ParseError::NotJson(reason)) => {
+            report.error = Some(format!("failed to load backed-up jobs: {reason}"));
+            return report;
+        }
+        Err(ParseError::Shape(_)) => {
+            report.error = Some("backed-up cron-jobs.json has no jobs list".into());
+            return report;
+        }
+    };
+    let mut by_id: Vec<(String, Option<Json>, Option<Json>)> = Vec::new();
+    for job in &backup.jobs {
+        let Json::Object(job) = job else { continue };
+        let Some(id) = job
+            .get("id")
+            .and_then(Json::as_str)
+            .filter(|s| !s.is_empty())
+        else {
+            continue;
+        };
+        by_id.push((
+            id.to_string(),
+            job.get("skills").filter(|v| !v.is_null()).cloned(),
+            job.get("skill").filter(|v| !v.is_null()).cloned(),
+        ));
+    }
+    report.attempted = true;
+    if by_id.is_empty() {
+        return report;
+    }
+    let result = (|| -> Result<(), String> {
+        let _lock = FileLock::acquire(&home.cron_lock()).map_err(|e| e.to_string())?;
+        let mut live = match load(home) {
+            Ok(Some(jobs)) => jobs.jobs,
+            Ok(None) => Vec::new(),
+            Err(e) => return Err(e.to_string()),
+        };
+        let mut live_ids = BTreeSet::new();
+        let mut changed = false;
+        for job in live.iter_mut() {
+            let Json::Object(job) = job else { continue };
+            let Some(id) = job
+                .get("id")
+                .and_then(Json::as_str)
+                .filter(|s| !s.is_empty())
+            else {
+                continue;
+            };
+            let id = id.to_string();
+            live_ids.insert(id.clone());
+            let Some((_, skills, skill)) = by_id.iter().find(|(bid, ..)| *bid == id) else {
+                continue;
+            };
+            let current_skills = job.get("skills").filter(|v| !v.is_null()).cloned();
+            let current_skill = job.get("skill").filter(|v| !v.is_null()).cloned();
+            if current_skills == *skills && current_skill == *skill {
+                report.unchanged += 1;
+                continue;
+            }
+            for (key, value) in [("skills", skills), ("skill", skill)] {
+                match value {
+                    Some(v) => {
+                        job.insert(key.into(), v.clone());
+                    }
+                    None => {
+                        job.shift_remove(key);
+                    }
+                }
+            }
+            report.restored += 1;
+            changed = true;
+        }
+        report.skipped_missing = by_id
+            .iter()
+            .filter(|(id, ..)| !live_ids.contains(id))
+            .count();
+        if changed {
+            save(home, &live, now).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        report.error = Some(format!("restore failed mid-flight: {e}"));
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(text: &str) -> Jobs {
+        match parse(text.as_bytes()) {
+            Ok(j) => j,
+            Err(_) => panic!("parse failed"),
+        }
+    }
+
+    #[test]
+    fn references_include_paused_jobs_and_strip_the_slash() {
+        let j = jobs(
+            "\u{feff}{\"jobs\": [{\"id\": \"a\", \"skills\": [\"pdf\", \" keep \", \"pdf\"], \"enabled\": false},
+              {\"id\": \"b\", \"skill\": \"/old-util\"}, {\"id\": \"c\", \"skills\": \"one\", \"skill\": \"ignored\"},
+              {\"id\": \"d\", \"skills\": [], \"skill\": \"legacy\"}, 7]}",
+        );
+        assert_eq!(
+            referenced_names(&j),
+            BTreeSet::from(["keep", "old-util", "one", "pdf"].map(String::from))
+        );
+    }
+
+    #[test]
+    fn bare_lists_and_control_characters_are_read_as_python_reads_them() {
+        let j = jobs("[{\"id\": \"a\", \"skill\": \"x\", \"prompt\": \"line\none\"}]");
+        assert_eq!(referenced_names(&j), BTreeSet::from(["x".to_string()]));
+        assert!(matches!(parse(b"{nope"), Err(ParseError::NotJson(_))));
+        assert!(matches!(parse(b"\"text\""), Err(ParseError::Shape("str"))));
+    }
+
+    #[test]
+    fn restore_puts_back_skill_links_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(
+            home.cron_jobs(),
+            r#"{"jobs": [{"id": "a", "name": "Ä", "skills": ["new"], "skill": "new", "schedule": "live"},
+                {"id": "b", "skills": ["same"]}], "updated_at": "x"}"#,
+        )
+        .expect("write");
+        let backup =
+            br#"{"jobs": [{"id": "a", "skills": ["old", "two"], "skill": "old", "schedule": "old"},
+            {"id": "b", "skills": ["same"]}, {"id": "gone", "skills": ["z"]}]}"#;
+        let now = clock::parse_timestamp("2026-06-01T12:00:00Z").expect("ts");
+        let report = restore_links(&home, backup, now);
+        assert_eq!(
+            report.message(),
+            "cron links: 1 job(s) had skill links restored, 1 backed-up job(s) no longer exist (skipped), 1 already matched"
+        );
+        let text = std::fs::read_to_string(home.cron_jobs()).expect("read");
+        assert_eq!(
+            text,
+            "{\n  \"jobs\": [\n    {\n      \"id\": \"a\",\n      \"name\": \"\\u00c4\",\n      \"skills\": [\n        \"old\",\n        \"two\"\n      ],\n      \"skill\": \"old\",\n      \"schedule\": \"live\"\n    },\n    {\n      \"id\": \"b\",\n      \"skills\": [\n        \"same\"\n      ]\n    }\n  ],\n  \"updated_at\": \"2026-06-01T12:00:00+00:00\"\n}"
+        );
+    }
+}

@@ -1,0 +1,450 @@
+//! The report of a run: `logs/curator/<YYYYMMDD-HHMMSS>[-N]/run.json` and `REPORT.md`, with
+//! Hermes's keys and sections (`_write_run_report`, `_render_report_markdown`).
+//!
+//! Hermes diffs the library around the LLM pass only, so the skills its automatic pass
+//! archived appear nowhere but in a counter. Here they do: `run.json` gains
+//! `auto_archived` and `auto_state_changes` (after Hermes's keys, which keep their
+//! meaning), and `REPORT.md` lists them under the auto-transitions.
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde_json::{Map, Value as Json, json};
+
+use super::rows::Row;
+use super::transitions::{ArchivedSkill, Change, Counts};
+use crate::clock;
+use crate::io::pyjson::{Dumps, dumps};
+
+/// What the LLM pass reported (`llm_meta`); without one, the "skipped" record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmMeta {
+    pub final_text: String,
+    pub summary: String,
+    pub model: String,
+    pub provider: String,
+    pub tool_calls: Vec<Json>,
+    pub error: Option<String>,
+}
+
+impl LlmMeta {
+    pub fn skipped(why: &str) -> LlmMeta {
+        LlmMeta {
+            final_text: String::new(),
+            summary: format!("skipped ({why})"),
+            model: String::new(),
+            provider: String::new(),
+            tool_calls: Vec::new(),
+            error: None,
+        }
+    }
+}
+
+/// Everything a report says.
+#[derive(Debug, Clone)]
+pub struct RunReport<'a> {
+    pub started_at: Timestamp,
+    pub elapsed_seconds: f64,
+    pub auto_counts: Counts,
+    /// The rows before and after the LLM pass (both after the automatic transitions).
+    pub before: &'a [Row],
+    pub after: &'a [Row],
+    pub llm: LlmMeta,
+    pub auto_archived: &'a [ArchivedSkill],
+    pub auto_changes: &'a [Change],
+    pub skills_dir: &'a Path,
+}
+
+/// Python's `round(x, 2)` for the durations we produce (never negative, never huge).
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+impl RunReport<'_> {
+    /// `run.json`'s object, keys in Hermes's order, then ours.
+    pub fn payload(&self) -> Json {
+        let before: std::collections::BTreeMap<&str, &Row> =
+            self.before.iter().map(|r| (r.name.as_str(), r)).collect();
+        let after: std::collections::BTreeMap<&str, &Row> =
+            self.after.iter().map(|r| (r.name.as_str(), r)).collect();
+        let removed: Vec<&str> = before
+            .keys()
+            .filter(|n| !after.contains_key(*n))
+            .copied()
+            .collect();
+        let added: Vec<&str> = after
+            .keys()
+            .filter(|n| !before.contains_key(*n))
+            .copied()
+            .collect();
+        let mut transitions = Vec::new();
+        for (name, row) in &after {
+            let Some(old) = before.get(name) else {
+                continue;
+            };
+            let (from, to) = (state_text(old), state_text(row));
+            if let (Some(from), Some(to)) = (from, to)
+                && from != to
+            {
+                transitions.push(json!({"name": name, "from": from, "to": to}));
+            }
+        }
+        let mut tool_counts = Map::new();
+        for call in &self.llm.tool_calls {
+            let name = call
+                .get("name")
+                .and_then(Json::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            let n = tool_counts.get(&name).and_then(Json::as_u64).unwrap_or(0);
+            tool_counts.insert(name, Json::from(n + 1));
+        }
+        let tool_total: u64 = tool_counts.values().filter_map(Json::as_u64).sum();
+        let (nb, na) = (before.len() as i64, after.len() as i64);
+        let mut p = Map::new();
+        p.insert(
+            "started_at".into(),
+            Json::String(clock::isoformat(self.started_at)),
+        );
+        p.insert(
+            "duration_seconds".into(),
+            serde_json::Number::from_f64(round2(self.elapsed_seconds))
+                .map_or(Json::Null, Json::Number),
+        );
+        p.insert("model".into(), Json::String(self.llm.model.clone()));
+        p.insert("provider".into(), Json::String(self.llm.provider.clone()));
+        p.insert("auto_transitions".into(), self.auto_counts.to_json());
+        p.insert(
+            "counts".into(),
+            json!({
+                "before": nb,
+                "after": na,
+                "delta": na - nb,
+                "archived_this_run": removed.len(),
+                "added_this_run": added.len(),
+                "consolidated_this_run": 0,
+                "pruned_this_run": 0,
+                "state_transitions": transitions.len(),
+                "cron_jobs_rewritten": 0,
+                "tool_calls_total": tool_total,
+            }),
+        );
+        p.insert("tool_call_counts".into(), Json::Object(tool_counts));
+        p.insert("archived".into(), json!(removed));
+        p.insert("consolidated".into(), json!([]));
+        p.insert("pruned".into(), json!([]));
+        p.insert("pruned_names".into(), json!([]));
+        p.insert("added".into(), json!(added));
+        p.insert("state_transitions".into(), Json::Array(transitions));
+        p.insert(
+            "cron_rewrites".into(),
+            json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0}),
+        );
+        p.insert(
+            "llm_final".into(),
+            Json::String(self.llm.final_text.clone()),
+        );
+        p.insert("llm_summary".into(), Json::String(self.llm.summary.clone()));
+        p.insert(
+            "llm_error".into(),
+            self.llm.error.clone().map_or(Json::Null, Json::String),
+        );
+        p.insert(
+            "tool_calls".into(),
+            Json::Array(self.llm.tool_calls.clone()),
+        );
+        let archived: Vec<Json> = self
+            .auto_archived
+            .iter()
+            .map(|a| {
+                json!({
+                    "name": a.name,
+                    "archived_to": a.dest.strip_prefix(self.skills_dir).unwrap_or(&a.dest).display().to_string(),
+                })
+            })
+            .collect();
+        p.insert("auto_archived".into(), Json::Array(archived));
+        let changes: Vec<Json> = self
+            .auto_changes
+            .iter()
+            .filter(|c| c.to != crate::skills::usage::STATE_ARCHIVED)
+            .map(|c| json!({"name": c.name, "from": c.from, "to": c.to}))
+            .collect();
+        p.insert("auto_state_changes".into(), Json::Array(changes));
+        Json::Object(p)
+    }
+
+    /// Writes the report directory; returns its path.
+    pub fn write(&self, logs: &Path) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(logs)?;
+        let stamp = super::utc_stamp(self.started_at, "%Y%m%d-%H%M%S");
+        let mut dir = logs.join(&stamp);
+        let mut suffix = 1;
+        loop {
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    suffix += 1;
+                    dir = logs.join(format!("{stamp}-{suffix}"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let payload = self.payload();
+        let mut text = dumps(
+            &payload,
+            Dumps {
+                indent: Some(2),
+                ensure_ascii: false,
+                sort_keys: false,
+            },
+        );
+        text.push('\n');
+        std::fs::write(dir.join("run.json"), text)?;
+        std::fs::write(dir.join("REPORT.md"), render_markdown(&payload))?;
+        Ok(dir)
+    }
+}
+
+fn state_text(row: &Row) -> Option<String> {
+    match row.record.get("state") {
+        Some(Json::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn get_i64(v: &Json, key: &str) -> i64 {
+    v.get(key).and_then(Json::as_i64).unwrap_or(0)
+}
+
+fn get_str<'a>(v: &'a Json, key: &str) -> &'a str {
+    v.get(key).and_then(Json::as_str).unwrap_or("")
+}
+
+const SHOW: usize = 50;
+
+/// `REPORT.md` from `run.json`'s payload.
+pub fn render_markdown(p: &Json) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let started = get_str(p, "started_at");
+    let duration = p
+        .get("duration_seconds")
+        .and_then(Json::as_f64)
+        .unwrap_or(0.0);
+    let whole = duration.trunc() as i64;
+    let (mins, secs) = (whole.div_euclid(60), whole.rem_euclid(60));
+    let dur = if mins != 0 {
+        format!("{mins}m {secs}s")
+    } else {
+        format!("{secs}s")
+    };
+    lines.push(format!("# Curator run — {started}\n"));
+    let model = Some(get_str(p, "model"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or("(not resolved)");
+    let provider = Some(get_str(p, "provider"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or("(not resolved)");
+    let null = Json::Null;
+    let counts = p.get("counts").unwrap_or(&null);
+    lines.push(format!(
+        "Model: `{model}` via `{provider}`  ·  Duration: {dur}  ·  Agent-created skills: {} → {} ({:+})\n",
+        get_i64(counts, "before"),
+        get_i64(counts, "after"),
+        get_i64(counts, "delta")
+    ));
+    let error = get_str(p, "llm_error");
+    if !error.is_empty() {
+        lines.push(format!("> ⚠ LLM pass error: `{error}`\n"));
+    }
+    let auto = p.get("auto_transitions").unwrap_or(&null);
+    lines.push("## Auto-transitions (pure, no LLM)\n".into());
+    lines.push(format!("- checked: {}", get_i64(auto, "checked")));
+    lines.push(format!("- marked stale: {}", get_i64(auto, "marked_stale")));
+    lines.push(format!(
+        "- archived (no LLM, pure time-based staleness): {}",
+        get_i64(auto, "archived")
+    ));
+    lines.push(format!("- reactivated: {}", get_i64(auto, "reactivated")));
+    lines.push(String::new());
+
+    let empty = Vec::new();
+    let auto_archived = p
+        .get("auto_archived")
+        .and_then(Json::as_array)
+        .unwrap_or(&empty);
+    if !auto_archived.is_empty() {
+        lines.push(format!(
+            "### Archived by the automatic pass ({})\n",
+            auto_archived.len()
+        ));
+        lines.push(
+            "_Unused for `curator.archive_after_days` or longer. Each directory now lives under \
+             `~/.hermes/skills/.archive/`; restore any with `hermes-curate restore <name>`._\n"
+                .into(),
+        );
+        for a in auto_archived.iter().take(SHOW) {
+            lines.push(format!(
+                "- `{}` → `{}`",
+                get_str(a, "name"),
+                get_str(a, "archived_to")
+            ));
+        }
+        if auto_archived.len() > SHOW {
+            lines.push(format!(
+                "- … and {} more (see `run.json`)",
+                auto_archived.len() - SHOW
+            ));
+        }
+        lines.push(String::new());
+    }
+    let auto_changes = p
+        .get("auto_state_changes")
+        .and_then(Json::as_array)
+        .unwrap_or(&empty);
+    if !auto_changes.is_empty() {
+        lines.push(format!(
+            "### Automatic state changes ({})\n",
+            auto_changes.len()
+        ));
+        for c in auto_changes.iter().take(SHOW) {
+            lines.push(format!(
+                "- `{}`: {} → {}",
+                get_str(c, "name"),
+                get_str(c, "from"),
+                get_str(c, "to")
+            ));
+        }
+        if auto_changes.len() > SHOW {
+            lines.push(format!(
+                "- … and {} more (see `run.json`)",
+                auto_changes.len() - SHOW
+            ));
+        }
+        lines.push(String::new());
+    }
+
+    let mut by_name: Vec<(String, i64)> = p
+        .get("tool_call_counts")
+        .and_then(Json::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_i64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default();
+    by_name.sort();
+    let by_name = if by_name.is_empty() {
+        "none".to_string()
+    } else {
+        by_name
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    lines.push("## LLM consolidation pass\n".into());
+    lines.push(format!(
+        "- tool calls: **{}** (by name: {by_name})",
+        get_i64(counts, "tool_calls_total")
+    ));
+    lines.push(format!(
+        "- consolidated into umbrellas: **{}**",
+        get_i64(counts, "consolidated_this_run")
+    ));
+    lines.push(format!(
+        "- pruned (archived for staleness): **{}**",
+        get_i64(counts, "pruned_this_run")
+    ));
+    lines.push(format!(
+        "- new skills this run: **{}**",
+        get_i64(counts, "added_this_run")
+    ));
+    lines.push(format!(
+        "- state transitions (active ↔ stale ↔ archived): **{}**",
+        get_i64(counts, "state_transitions")
+    ));
+    lines.push(String::new());
+
+    let added = p.get("added").and_then(Json::as_array).unwrap_or(&empty);
+    if !added.is_empty() {
+        lines.push(format!("### New skills this run ({})\n", added.len()));
+        lines.push(
+            "_Usually these are new class-level umbrellas created via `skill_manage action=create`._\n"
+                .into(),
+        );
+        for n in added {
+            lines.push(format!("- `{}`", n.as_str().unwrap_or("")));
+        }
+        lines.push(String::new());
+    }
+    let trans = p
+        .get("state_transitions")
+        .and_then(Json::as_array)
+        .unwrap_or(&empty);
+    if !trans.is_empty() {
+        lines.push(format!("### State transitions ({})\n", trans.len()));
+        for t in trans {
+            lines.push(format!(
+                "- `{}`: {} → {}",
+                get_str(t, "name"),
+                get_str(t, "from"),
+                get_str(t, "to")
+            ));
+        }
+        lines.push(String::new());
+    }
+    let final_text = get_str(p, "llm_final").trim();
+    if !final_text.is_empty() {
+        lines.push("## LLM final summary\n".into());
+        lines.push(final_text.to_string());
+        lines.push(String::new());
+    } else if error.is_empty() {
+        let summary = get_str(p, "llm_summary");
+        if !summary.is_empty() {
+            lines.push("## LLM summary\n".into());
+            lines.push(summary.to_string());
+            lines.push(String::new());
+        }
+    }
+    lines.push("## Recovery\n".into());
+    lines.push("- Restore an archived skill: `hermes curator restore <name>`".into());
+    lines.push(
+        "- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`".into(),
+    );
+    lines.push("- See `run.json` in this directory for the full machine-readable record.".into());
+    lines.push(String::new());
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_dirs_take_a_suffix_from_two() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let start = clock::parse_timestamp("2026-06-01T12:00:00Z").expect("ts");
+        let report = RunReport {
+            started_at: start,
+            elapsed_seconds: 75.456,
+            auto_counts: Counts::default(),
+            before: &[],
+            after: &[],
+            llm: LlmMeta::skipped("consolidation off"),
+            auto_archived: &[],
+            auto_changes: &[],
+            skills_dir: dir.path(),
+        };
+        let a = report.write(dir.path()).expect("a");
+        let b = report.write(dir.path()).expect("b");
+        assert_eq!(a, dir.path().join("20260601-120000"));
+        assert_eq!(b, dir.path().join("20260601-120000-2"));
+        let md = std::fs::read_to_string(a.join("REPORT.md")).expect("md");
+        assert!(md.starts_with("# Curator run — 2026-06-01T12:00:00+00:00\n\nModel: `(not resolved)` via `(not resolved)`  ·  Duration: 1m 15s  ·  Agent-created skills: 0 → 0 (+0)\n\n## Auto-transitions (pure, no LLM)\n\n- checked: 0\n"), "{md}");
+        let run: Json =
+            serde_json::from_str(&std::fs::read_to_string(a.join("run.json")).expect("json"))
+                .expect("parse");
+        assert_eq!(run["duration_seconds"], json!(75.46));
+    }
+}
