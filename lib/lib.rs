@@ -9,6 +9,7 @@ pub mod clock;
 pub mod home;
 pub mod io;
 pub mod memory;
+pub mod recall;
 pub mod sessions;
 pub mod skills;
 pub mod yaml;
