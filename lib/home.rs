@@ -81,10 +81,9 @@ impl Home {
         if let Some(native) = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(|h| PathBuf::from(h).join(".hermes"))
+            && resolve_lenient(&self.root).starts_with(resolve_lenient(&native))
         {
-            if resolve_lenient(&self.root).starts_with(resolve_lenient(&native)) {
-                return native;
-            }
+            return native;
         }
         match (
             self.root.parent(),

@@ -37,25 +37,59 @@ pub fn is_word(c: char) -> bool {
     WORD.is_match(c.encode_utf8(&mut buf))
 }
 
+/// Python's `int(value)` of a JSON tool argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PyInt {
+    /// Fits SQLite's 64-bit integers.
+    Small(i64),
+    /// A Python int beyond 64 bits (`int("9" * 40)`), with its sign: fine to clamp, but
+    /// SQLite cannot take it.
+    Big(bool),
+}
+
+impl PyInt {
+    /// The value clamped into 64 bits.
+    pub fn saturating(self) -> i64 {
+        match self {
+            PyInt::Small(n) => n,
+            PyInt::Big(false) => i64::MAX,
+            PyInt::Big(true) => i64::MIN,
+        }
+    }
+}
+
 /// Python's `int(value)` for a JSON tool argument: integers as they are, floats truncated,
 /// booleans as 0/1, strings parsed as `int()` parses them (surrounding whitespace, a sign,
 /// `_` between digits); `None` where Python raises (`null`, lists, objects, bad strings,
-/// non-finite floats, values beyond 64 bits).
-pub fn py_int(value: &Value) -> Option<i64> {
+/// non-finite floats).
+pub fn py_int_of(value: &Value) -> Option<PyInt> {
     match value {
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.is_finite() && f.trunc().abs() < 9.2e18)
-                .map(|f| f.trunc() as i64)
-        }),
+        Value::Bool(b) => Some(PyInt::Small(i64::from(*b))),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Some(PyInt::Small(i)),
+            None => n.as_u64().map(|_| PyInt::Big(false)).or_else(|| {
+                let f = n.as_f64()?.trunc();
+                if !f.is_finite() {
+                    None
+                } else if f.abs() < 9.2e18 {
+                    Some(PyInt::Small(f as i64))
+                } else {
+                    Some(PyInt::Big(f < 0.0))
+                }
+            }),
+        },
         Value::String(s) => parse_int(s),
         _ => None,
     }
 }
 
+/// [`py_int_of`], clamped into 64 bits (for arguments that are clamped anyway).
+pub fn py_int(value: &Value) -> Option<i64> {
+    py_int_of(value).map(PyInt::saturating)
+}
+
 /// `int(text)` for base 10, ASCII digits only (Python also takes other scripts' digits).
-pub fn parse_int(text: &str) -> Option<i64> {
+pub fn parse_int(text: &str) -> Option<PyInt> {
     let text = strip(text);
     let (negative, digits) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -70,14 +104,22 @@ pub fn parse_int(text: &str) -> Option<i64> {
         return None;
     }
     let mut n: i64 = 0;
+    let mut big = false;
     for c in digits.chars() {
         if c == '_' {
             continue;
         }
         let d = c.to_digit(10)? as i64;
-        n = n.checked_mul(10)?.checked_add(d)?;
+        match n.checked_mul(10).and_then(|n| n.checked_add(d)) {
+            Some(next) => n = next,
+            None => big = true,
+        }
     }
-    Some(if negative { -n } else { n })
+    Some(if big {
+        PyInt::Big(negative)
+    } else {
+        PyInt::Small(if negative { -n } else { n })
+    })
 }
 
 /// Python's `repr(str)`: single quotes unless the text holds `'` and no `"`; backslash
@@ -177,7 +219,12 @@ mod tests {
         assert_eq!(py_int(&json!("abc")), None);
         assert_eq!(py_int(&json!(null)), None);
         assert_eq!(py_int(&json!([1])), None);
-        assert_eq!(py_int(&json!("99999999999999999999")), None);
+        assert_eq!(py_int(&json!("99999999999999999999")), Some(i64::MAX));
+        assert_eq!(
+            py_int_of(&json!("-99999999999999999999")),
+            Some(PyInt::Big(true))
+        );
+        assert_eq!(py_int_of(&json!(1e20)), Some(PyInt::Big(false)));
     }
 
     #[test]

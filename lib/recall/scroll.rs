@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::discover::shaped;
-use super::pytext::{py_int, strip};
+use super::pytext::{PyInt, py_int, py_int_of, strip};
 use super::store::{SessionMeta, Store, sql_json};
 use super::{error, view, when};
 
@@ -29,7 +29,7 @@ pub fn scroll(
     let Some(session_id) = session_id.as_str().map(strip).filter(|s| !s.is_empty()) else {
         return error("scroll requires session_id");
     };
-    let Some(around) = py_int(around) else {
+    let Some(around) = py_int_of(around) else {
         return error("scroll requires integer around_message_id");
     };
     let window = py_int(window).unwrap_or(5).clamp(1, 20);
@@ -44,6 +44,10 @@ pub fn scroll(
     }
     let Some(mut meta) = store.session(session_id).ok().flatten() else {
         return error(format!("session_id not found: {session_id}"));
+    };
+    let PyInt::Small(around) = around else {
+        // Python hands SQLite an int it cannot bind.
+        return error("failed to load messages: Python int too large to convert to SQLite INTEGER");
     };
     let mut session_id = session_id.to_string();
     let mut view = match view::around(store.conn(), &session_id, around, window) {
