@@ -134,6 +134,7 @@ impl Recall {
             current = None;
         }
         let store = profile_store.as_ref().unwrap_or(&self.store);
+        let _snapshot = store.snapshot();
 
         let named = session_id.as_str().map(strip).filter(|s| !s.is_empty());
         if let Some(id) = named {
@@ -192,6 +193,7 @@ impl Recall {
             let Ok(other) = Store::open_read_only(&path) else {
                 continue;
             };
+            let _snapshot = other.snapshot();
             if !matches!(other.session(id), Ok(Some(_))) {
                 continue;
             }

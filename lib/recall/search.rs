@@ -165,7 +165,7 @@ pub fn search<'s>(
                 }
             }
             Route::Like(like) => {
-                let hits = like_scan(store.conn(), &like, filter)?;
+                let hits = like_scan(store, &like, filter)?;
                 return Ok(Search::new(
                     store,
                     Answered::Like {
@@ -545,9 +545,65 @@ fn order_with(sort: Sort, a: &Entry, b: &Entry) -> Ordering {
 }
 
 /// Upstream's LIKE statement with the visibility filter added, the first 300 rows.
-fn like_scan(conn: &Connection, like: &Like, filter: &Filter) -> rusqlite::Result<Vec<Hit>> {
-    let mut clauses = Vec::new();
+///
+/// When every word can be looked up in an index, the scan is restricted to the messages
+/// those lookups find (`m.id IN (…)`), a superset of the rows the LIKE clauses accept: the
+/// bigram index holds every CJK word of content, tool name and tool calls; the trigram
+/// table every substring of three characters or more, case-folded further than LIKE folds.
+/// The LIKE clauses still decide, and rows reach the time sort in id order either way, so
+/// the answer is the full scan's.
+fn like_scan(store: &Store, like: &Like, filter: &Filter) -> rusqlite::Result<Vec<Hit>> {
+    let caps = store.capabilities();
+    let candidates = candidate_lookups(like, caps.bigram, caps.trigram);
+    if let Some((subquery, params)) = &candidates {
+        match like_sql(store.conn(), like, filter, Some((subquery, params))) {
+            Ok(hits) => return Ok(hits),
+            Err(e) if swallowed(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    like_sql(store.conn(), like, filter, None)
+}
+
+/// `SELECT rowid … UNION ALL …` over the indexes that find each word, with its parameters;
+/// `None` when a word has no index (a one- or two-character word that is not CJK).
+fn candidate_lookups(like: &Like, bigram: bool, trigram: bool) -> Option<(String, Vec<String>)> {
+    let mut parts = Vec::new();
+    let mut params = Vec::new();
+    for token in &like.tokens {
+        let cjk_word = !token.is_empty() && token.chars().all(crate::sessions::cjk::is_token_char);
+        if bigram && cjk_word {
+            params.push(crate::sessions::cjk::match_run(token)?);
+            parts.push(format!(
+                "SELECT rowid FROM messages_fts_cjk WHERE messages_fts_cjk MATCH ?{}",
+                params.len()
+            ));
+        } else if trigram && token.chars().count() >= 3 {
+            params.push(format!("\"{}\"", token.replace('"', "\"\"")));
+            parts.push(format!(
+                "SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?{}",
+                params.len()
+            ));
+        } else {
+            return None;
+        }
+    }
+    (!parts.is_empty()).then(|| (parts.join(" UNION ALL "), params))
+}
+
+fn like_sql(
+    conn: &Connection,
+    like: &Like,
+    filter: &Filter,
+    candidates: Option<(&String, &Vec<String>)>,
+) -> rusqlite::Result<Vec<Hit>> {
     let mut params: Vec<String> = Vec::new();
+    let mut restrict = String::new();
+    if let Some((subquery, lookup)) = candidates {
+        params.extend(lookup.iter().cloned());
+        restrict = format!("m.id IN ({subquery}) AND ");
+    }
+    let mut clauses = Vec::new();
     for token in &like.tokens {
         let escaped = token
             .replace('\\', "\\\\")
@@ -566,7 +622,7 @@ fn like_scan(conn: &Connection, like: &Like, filter: &Filter) -> rusqlite::Resul
     let mut sql = format!(
         "SELECT m.id, m.session_id, m.role, s.source, s.model, s.started_at \
          FROM messages m JOIN sessions s ON s.id = m.session_id \
-         WHERE ({}) AND (m.active = 1 OR m.compacted = 1)",
+         WHERE {restrict}({}) AND (m.active = 1 OR m.compacted = 1)",
         clauses.join(" OR ")
     );
     if !filter.exclude_sources.is_empty() {

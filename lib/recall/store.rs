@@ -98,6 +98,7 @@ impl Store {
     }
 
     fn with(db: Db, lag: Lag) -> sessions::Result<Store> {
+        tune(db.conn());
         let has = |name: &str| -> sessions::Result<bool> {
             db.conn()
                 .query_row(
@@ -149,6 +150,16 @@ impl Store {
     pub fn forget(&self) {
         self.sessions.borrow_mut().clear();
         self.roots.borrow_mut().clear();
+    }
+
+    /// Starts one read transaction for a whole tool call: every query of the call sees the
+    /// same snapshot, and the shared lock is taken once instead of once per statement.
+    pub fn snapshot(&self) -> Snapshot<'_> {
+        let open = self.conn().execute_batch("BEGIN").is_ok();
+        Snapshot {
+            conn: self.conn(),
+            open,
+        }
     }
 
     /// `get_session(id)`: the row, or `None`.
@@ -207,6 +218,32 @@ impl Store {
         self.roots.borrow_mut().insert(id.to_string(), cur.clone());
         cur
     }
+}
+
+/// A read transaction, ended when dropped.
+pub struct Snapshot<'a> {
+    conn: &'a Connection,
+    open: bool,
+}
+
+impl Drop for Snapshot<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.conn.execute_batch("COMMIT");
+        }
+    }
+}
+
+/// Connection settings for a reader that looks rows up by id all over the file: a query
+/// plan that does not depend on bound values (with SQLite's STAT4, rebinding a value the
+/// planner looked at re-prepares the statement, which cost more than the lookup), a larger
+/// page cache and memory-mapped reads. None of them changes the file; each is best effort.
+fn tune(conn: &Connection) {
+    let _ = conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    );
+    let _ = conn.execute_batch("PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456");
 }
 
 /// A SQLite value as the text Python would format it with.
