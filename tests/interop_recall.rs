@@ -198,3 +198,96 @@ fn a_cjk_index_that_cannot_catch_up_leaves_upstreams_routing() {
         ours[0]
     );
 }
+
+#[test]
+fn the_sanitiser_is_pythons_on_random_queries() {
+    // Characters the sanitiser treats specially, and some it must leave alone: quotes,
+    // FTS5 syntax, joiners, operators, whitespace Python and Rust disagree on, marks,
+    // CJK, other scripts' letters and digits.
+    const PIECES: &[&str] = &[
+        "\"",
+        "*",
+        "(",
+        ")",
+        ":",
+        "^",
+        "+",
+        "{",
+        "}",
+        "-",
+        ".",
+        "_",
+        " ",
+        "  ",
+        "\t",
+        "\u{1c}",
+        "\u{3000}",
+        "\u{a0}",
+        "AND",
+        "and",
+        "OR",
+        "NOT",
+        "not",
+        "NEAR",
+        "a",
+        "Zz",
+        "7",
+        "x2",
+        "é",
+        "e\u{301}",
+        "²",
+        "٣",
+        "数据",
+        "カ",
+        "한",
+        "'",
+        "%",
+        "/",
+        "#",
+        "\\",
+        "\u{0}",
+        "Q0",
+        "\u{200b}",
+        "ß",
+        "İ",
+        "ǅ",
+        "deploy",
+        "node",
+        "js",
+        "\u{1d7ce}",
+        "🎵",
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let queries: Vec<String> = (0..3000)
+        .map(|_| {
+            let len = 1 + next(12);
+            (0..len).map(|_| PIECES[next(PIECES.len())]).collect()
+        })
+        .chain([
+            "x".repeat(2047) + "é-b",
+            "\"".repeat(3000),
+            "a-".repeat(1500),
+        ])
+        .collect();
+    let home = TempHome::new();
+    let theirs = run_peer(
+        home.path(),
+        "recall-sanitize",
+        &serde_json::to_vec(&queries).expect("queries"),
+    );
+    let theirs = theirs.as_array().expect("answers");
+    assert_eq!(theirs.len(), queries.len());
+    for (q, expected) in queries.iter().zip(theirs) {
+        assert_eq!(
+            hermes_loop::recall::sanitize::sanitize(q),
+            expected.as_str().expect("a string"),
+            "sanitize({q:?})"
+        );
+    }
+}

@@ -16,6 +16,7 @@ pub mod browse;
 pub mod discover;
 pub mod profile;
 pub mod pytext;
+pub mod pyword;
 pub mod render;
 pub mod route;
 pub mod sanitize;

@@ -2,8 +2,6 @@
 //! character for character: `str.isspace`/`strip`/`split`, the Unicode `\w` of `re`, `int()`
 //! of a tool argument, and `repr()` of a string in error messages.
 
-use std::sync::LazyLock;
-
 use serde_json::Value;
 
 /// `str.isspace()`: Unicode White_Space plus the ASCII separators U+001C..U+001F, which
@@ -22,10 +20,6 @@ pub fn split(s: &str) -> impl Iterator<Item = &str> {
     s.split(is_space).filter(|part| !part.is_empty())
 }
 
-static WORD: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"^[\p{L}\p{N}_]$").unwrap_or_else(|_| unreachable!("a valid class"))
-});
-
 /// A character of Python's Unicode `\w`: `str.isalnum()` or `_`, that is a letter (L*) or a
 /// number (N*). Rust's `\w` and `char::is_alphanumeric` also take combining marks, so
 /// neither will do.
@@ -33,8 +27,7 @@ pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    let mut buf = [0u8; 4];
-    WORD.is_match(c.encode_utf8(&mut buf))
+    super::pyword::is_word(c)
 }
 
 /// Python's `int(value)` of a JSON tool argument.

@@ -2,8 +2,6 @@
 //! step: whatever it lets through reaches FTS5, and FTS5's answer (rows, or a syntax error
 //! that becomes no rows) is part of the tool's answer.
 
-use std::sync::LazyLock;
-
 use super::pytext::{is_space, is_word, strip};
 
 /// `MAX_FTS5_QUERY_CHARS`: the query is cut to this many characters first.
@@ -11,14 +9,6 @@ pub const MAX_QUERY_CHARS: usize = 2048;
 
 /// The characters FTS5 would read as syntax, replaced by spaces outside quoted phrases.
 const SPECIAL: &[char] = &['+', '{', '}', '(', ')', ':', '"', '^'];
-
-/// A run of word characters joined by `.`, `_` or `-` (`chat-send`, `P2.2`,
-/// `my-app.config.ts`); quoted so FTS5 reads it as one phrase. With leftmost-first, greedy
-/// matching every match starts and ends at a word boundary, as Python's `\b…\b` demands.
-static JOINED: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"[\p{L}\p{N}_]+(?:[._-][\p{L}\p{N}_]+)+")
-        .unwrap_or_else(|_| unreachable!("a valid pattern"))
-});
 
 /// Sanitises `query` exactly as Hermes 0.19.0 does before `MATCH`.
 pub fn sanitize(query: &str) -> String {
@@ -76,14 +66,56 @@ pub fn sanitize(query: &str) -> String {
     let text = strip_trailing_operator(strip(text));
 
     // 5. Joined words become quoted phrases.
-    let text = JOINED.replace_all(text, "\"$0\"");
+    let mut text = quote_joined(text);
 
     // 6. The quoted phrases come back.
-    let mut text = text.into_owned();
     for (i, phrase) in quoted.iter().enumerate() {
         text = text.replace(&format!("\0Q{i}\0"), phrase);
     }
     strip(&text).to_string()
+}
+
+/// `re.sub(r"\b(\w+(?:[._-]\w+)+)\b", r'"\1"', text)`: words joined by `.`, `_` or `-`
+/// (`chat-send`, `P2.2`, `snake_case`, `my-app.config.ts`) are quoted so FTS5 reads them as
+/// one phrase. What the backtracking regex matches, scanned word by word (`_` is itself a
+/// word character): from the start of a word, every following `.`/`-` + word, greedily;
+/// or, when there is none, the word alone if an `_` inside it has a character on each side.
+fn quote_joined(text: &str) -> String {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let word_end = |mut i: usize| {
+        while i < chars.len() && is_word(chars[i].1) {
+            i += 1;
+        }
+        i
+    };
+    let byte = |i: usize| chars.get(i).map_or(text.len(), |&(b, _)| b);
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_word(chars[i].1) {
+            out.push(chars[i].1);
+            i += 1;
+            continue;
+        }
+        let first = word_end(i);
+        let mut end = first;
+        while end + 1 < chars.len()
+            && matches!(chars[end].1, '.' | '-')
+            && is_word(chars[end + 1].1)
+        {
+            end = word_end(end + 1);
+        }
+        let inner_underscore = (i + 1..first.saturating_sub(1)).any(|k| chars[k].1 == '_');
+        if end > first || inner_underscore {
+            out.push('"');
+            out.push_str(&text[byte(i)..byte(end)]);
+            out.push('"');
+        } else {
+            out.push_str(&text[byte(i)..byte(first)]);
+        }
+        i = end;
+    }
+    out
 }
 
 /// `re.sub(r"(?i)^(AND|OR|NOT)\b\s*", "", text)`.
@@ -178,6 +210,8 @@ mod tests {
         check("a.b.", "\"a.b\".");
         check("数据-库 x", "\"数据-库\" x");
         check("AND-x", "-x");
+        check("a_ _a a__ __ a_b", "a_ _a \"a__\" __ \"a_b\"");
+        check("a_b.c x-", "\"a_b.c\" x-");
     }
 
     #[test]

@@ -36,7 +36,10 @@ fn resolve(store: &Store, title: &str) -> Option<String> {
         .replace('_', "\\_");
     let numbered: Option<String> = conn
         .prepare_cached(
-            "SELECT id FROM sessions WHERE title LIKE ?1 ESCAPE '\\' ORDER BY started_at DESC LIMIT 1",
+            // `title IS NOT NULL` lets SQLite use the unique title index (a partial index);
+            // `rowid` breaks ties in started_at as the table scan's order would.
+            "SELECT id FROM sessions WHERE title IS NOT NULL AND title LIKE ?1 ESCAPE '\\' \
+             ORDER BY started_at DESC, rowid LIMIT 1",
         )
         .and_then(|mut s| {
             s.query_row([format!("{escaped} #%")], |r| r.get(0))

@@ -55,7 +55,7 @@ fn local(ts: f64) -> Option<String> {
         return None;
     }
     let stamp = Timestamp::new(seconds as i64, (micros as i32) * 1000).ok()?;
-    let zoned = stamp.to_zoned(TimeZone::system());
+    let zoned = stamp.to_zoned(local_zone().clone());
     let year = zoned.year();
     if !(1..=9999).contains(&year) {
         return None;
@@ -72,6 +72,42 @@ fn local(ts: f64) -> Option<String> {
         zoned.minute(),
         if zoned.hour() < 12 { "AM" } else { "PM" }
     ))
+}
+
+/// The process's local zone, as C's `localtime` finds it: `TZ` naming a zoneinfo file
+/// (`Asia/Kolkata`, `:Europe/Paris`, an absolute path) or a POSIX rule (`EST5EDT`), an empty
+/// `TZ` meaning UTC, no `TZ` meaning `/etc/localtime`. Read once, and without walking the
+/// whole zoneinfo tree (which `TimeZone::system()` may do, at a cost of milliseconds).
+fn local_zone() -> &'static TimeZone {
+    static ZONE: std::sync::OnceLock<TimeZone> = std::sync::OnceLock::new();
+    ZONE.get_or_init(|| {
+        let read = |path: &std::path::Path, name: &str| {
+            std::fs::read(path)
+                .ok()
+                .and_then(|data| TimeZone::tzif(name, &data).ok())
+        };
+        match std::env::var("TZ") {
+            Err(_) => {
+                read(std::path::Path::new("/etc/localtime"), "Local").unwrap_or(TimeZone::UTC)
+            }
+            Ok(tz) => {
+                let name = tz.strip_prefix(':').unwrap_or(&tz);
+                if name.is_empty() {
+                    return TimeZone::UTC;
+                }
+                let dir = std::env::var("TZDIR").unwrap_or_else(|_| "/usr/share/zoneinfo".into());
+                let path = if name.starts_with('/') {
+                    std::path::PathBuf::from(name)
+                } else {
+                    std::path::Path::new(&dir).join(name)
+                };
+                let from_file = (!name.contains("..")).then(|| read(&path, name)).flatten();
+                from_file
+                    .or_else(|| TimeZone::posix(name).ok())
+                    .unwrap_or(TimeZone::UTC)
+            }
+        }
+    })
 }
 
 const MONTHS: [&str; 12] = [

@@ -4,6 +4,7 @@ Commands (HERMES_HOME is set by the caller; each prints one JSON value):
 - recall-seed: writes the scenario sessions of reference `recall` §8 (and more: CJK, roles,
   compaction, rewind, a long session, multimodal content, a branch, an archived session, a
   big cron session, a `work` profile) through Python's own API; answers the ids it wrote.
+- recall-sanitize: stdin is a JSON list of queries; answers Python's sanitised form of each.
 - recall: stdin is {"calls": [{"args": {...}, "current": id-or-null}], "model": bool};
   answers the session_search tool's JSON string for each call, through the tool registry as
   the agent dispatches it. With "model": true, the answers are those of session_search with
@@ -398,7 +399,15 @@ def cmd_recall(args):
     return answers
 
 
+def cmd_sanitize(args):
+    """stdin: a JSON list of queries; answers `_sanitize_fts5_query` of each."""
+    import hermes_state
+
+    return [hermes_state.SessionDB._sanitize_fts5_query(q) for q in json.load(sys.stdin)]
+
+
 COMMANDS = {
     "recall-seed": cmd_seed,
     "recall": cmd_recall,
+    "recall-sanitize": cmd_sanitize,
 }
