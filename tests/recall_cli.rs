@@ -462,3 +462,61 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn the_digest_pipeline_writes_markdown() {
+    let home = fixture_home();
+    let bins = assert_cmd::cargo::cargo_bin("hermes-recall");
+    let bins = bins.parent().expect("target dir");
+    let path = format!(
+        "{}:{}",
+        bins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let digest = |days: &str| {
+        std::process::Command::new("bash")
+            .arg(support::repo_root().join("pipelines/recall-digest.sh"))
+            .args(["nginx", days])
+            .env("PATH", &path)
+            .env("HERMES_HOME", home.path())
+            .env("HERMES_NOW", "2026-11-25T00:00:00Z")
+            .env("TZ", "UTC")
+            .output()
+            .expect("run the pipeline")
+    };
+    let out = digest("3");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "# What I learned about \"nginx\" (last 3 days)
+
+## Deploy pipeline — November 24, 2026 at 08:00 AM
+
+_cli session `20261124_090000_dddddd`, continuing `20261124_080000_cccccc`_
+
+> Fixed: the **nginx** config test now runs before reload.
+
+Around the hit:
+- **user**: The deploy pipeline fails at the nginx stage.
+- **assistant**: Fixed: the nginx config test now runs before reload.  ← the hit
+
+## (untitled) — November 23, 2026 at 06:00 AM
+
+_cron session `cron_daily_20261123_060000`_
+
+> All **nginx** certs valid for 60+ days.
+
+Around the hit:
+- **user**: Daily summary: nginx nginx nginx cert checks passed.
+- **assistant**: All nginx certs valid for 60+ days.  ← the hit
+
+"
+    );
+    let out = digest("0");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        "Nothing about \"nginx\" in the last 0 days.\n"
+    );
+}

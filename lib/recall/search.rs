@@ -653,3 +653,135 @@ fn like_sql(
     })?;
     rows.collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store holding `(source, role, content, timestamp)` messages, one session per
+    /// source (named after it), ids in the order given.
+    fn store(rows: &[(&str, &str, &str, f64)]) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.db");
+        let (db, _, _) = crate::sessions::open_for_write(&path, true, &|_| {}).expect("create");
+        for (source, role, content, ts) in rows {
+            db.conn()
+                .execute(
+                    "INSERT OR IGNORE INTO sessions (id, source, started_at) VALUES (?1, ?1, 1.0)",
+                    [source],
+                )
+                .expect("session");
+            db.conn()
+                .execute(
+                    "INSERT INTO messages (session_id, role, content, timestamp, active) VALUES (?1, ?2, ?3, ?4, 1)",
+                    (source, role, content, ts),
+                )
+                .expect("message");
+        }
+        db.close();
+        let store = Store::open(&path).expect("open");
+        (dir, store)
+    }
+
+    fn ids(store: &Store, query: &str, sort: Sort) -> Vec<i64> {
+        let filter = Filter {
+            roles: vec!["user".into(), "assistant".into()],
+            exclude_sources: vec!["tool".into()],
+        };
+        let mut s = search(store, query, &filter, sort).expect("search");
+        let mut out = Vec::new();
+        while let Some(hit) = s.next_hit().expect("hit") {
+            out.push(hit.id);
+        }
+        out
+    }
+
+    #[test]
+    fn equal_ranks_keep_id_order_and_filters_apply() {
+        let (_dir, store) = store(&[
+            ("cli", "user", "alpha beta", 5.0),
+            ("cli", "user", "alpha beta", 4.0),
+            ("tool", "user", "alpha beta", 3.0),
+            ("cli", "tool", "alpha beta", 2.0),
+            ("cli", "assistant", "alpha alpha", 1.0),
+            ("cli", "user", "alpha beta", 6.0),
+        ]);
+        // The denser row first, then the tie in id order; hidden source and role left out.
+        assert_eq!(ids(&store, "alpha", Sort::Rank), [5, 1, 2, 6]);
+        assert_eq!(ids(&store, "alpha", Sort::Newest), [6, 1, 2, 5]);
+        assert_eq!(ids(&store, "alpha", Sort::Oldest), [5, 2, 1, 6]);
+        assert_eq!(ids(&store, "\"beta alpha\"", Sort::Rank), Vec::<i64>::new());
+        assert_eq!(
+            ids(&store, "a - b", Sort::Rank),
+            Vec::<i64>::new(),
+            "FTS5 refuses it"
+        );
+    }
+
+    #[test]
+    fn equal_times_are_ordered_by_rank_then_id() {
+        let (_dir, store) = store(&[
+            ("cli", "user", "gamma filler filler filler", 7.0),
+            ("cli", "user", "gamma gamma", 7.0),
+            ("cli", "user", "gamma filler", 7.0),
+            ("cli", "user", "gamma filler", 7.0),
+            ("cli", "user", "gamma", 8.0),
+        ]);
+        assert_eq!(ids(&store, "gamma", Sort::Newest), [5, 2, 3, 4, 1]);
+        assert_eq!(ids(&store, "gamma", Sort::Oldest), [2, 3, 4, 1, 5]);
+    }
+
+    #[test]
+    fn the_scan_stops_at_300_rows() {
+        let rows: Vec<(&str, &str, &str, f64)> = (0..320)
+            .map(|i| ("cli", "user", "delta", i as f64))
+            .collect();
+        let (_dir, store) = store(&rows);
+        assert_eq!(ids(&store, "delta", Sort::Rank).len(), SCAN_LIMIT);
+    }
+
+    #[test]
+    fn like_words_are_looked_up_where_an_index_has_them() {
+        let like = |words: &[&str]| Like {
+            tokens: words.iter().map(|w| w.to_string()).collect(),
+        };
+        assert_eq!(
+            candidate_lookups(&like(&["kubernetes", "部署"]), true, true),
+            Some((
+                "SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?1 \
+                 UNION ALL SELECT rowid FROM messages_fts_cjk WHERE messages_fts_cjk MATCH ?2"
+                    .into(),
+                vec!["\"kubernetes\"".into(), "\"部署\"".into()]
+            ))
+        );
+        assert_eq!(candidate_lookups(&like(&["ab", "部署"]), true, true), None);
+        assert_eq!(candidate_lookups(&like(&["部署"]), false, false), None);
+        assert!(
+            candidate_lookups(&like(&["部署x"]), true, true).is_some(),
+            "trigram"
+        );
+    }
+
+    #[test]
+    fn like_scans_with_and_without_candidates_agree() {
+        let (_dir, store) = store(&[
+            ("cli", "user", "Kubernetes 部署 is done", 1.0),
+            ("cli", "assistant", "部署完成", 3.0),
+            ("cli", "user", "KUBERNETES only", 2.0),
+            ("cli", "user", "nothing here", 4.0),
+            ("cli", "user", "kubernetés accent", 5.0),
+        ]);
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let like = Like {
+            tokens: vec!["kubernetes".into(), "部署".into()],
+        };
+        let fast = like_scan(&store, &like, &filter).expect("fast");
+        let full = like_sql(store.conn(), &like, &filter, None).expect("full");
+        let ids: Vec<i64> = fast.iter().map(|h| h.id).collect();
+        assert_eq!(ids, [2, 3, 1]);
+        assert_eq!(fast, full);
+    }
+}
