@@ -1,5 +1,6 @@
 //! hermes-recall: search every past session; the `session_search` tool's answers as a command.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -40,7 +41,8 @@ struct Cli {
     #[command(flatten)]
     format: FormatArgs,
     /// What to look for (its words are joined by spaces); none: browse recent sessions
-    query: Vec<String>,
+    #[arg(value_parser = clap::value_parser!(OsString))]
+    query: Vec<OsString>,
     /// Sessions to return: discover 1-10 (default 3), browse likewise
     #[arg(long, allow_negative_numbers = true)]
     limit: Option<i64>,
@@ -103,7 +105,14 @@ fn main() -> ExitCode {
 
 fn single(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
     let args = Args {
-        query: Value::from(cli.query.join(" ")),
+        // Bytes that are not UTF-8 become U+FFFD rather than a usage error.
+        query: Value::from(
+            cli.query
+                .iter()
+                .map(|q| q.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         limit: cli.limit.map_or(Value::Null, Value::from),
         sort: cli.sort.map_or(Value::Null, |s| {
             Value::from(match s {
@@ -170,13 +179,10 @@ fn batch(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
             );
         }
         match format {
-            Format::Text => {
-                if let Some(message) = render::error_text(&answer) {
-                    out.line(&format!("error: {message}"))?;
-                } else {
-                    out.line(&render::text(&answer, stdout_color()))?;
-                }
-            }
+            Format::Text => match render::error_text(&answer) {
+                Some(message) => eprintln!("{BIN}: line {}: {message}", record.line),
+                None => out.line(&render::text(&answer, stdout_color()))?,
+            },
             _ => out.line(&pyjson::tool_result(&answer))?,
         }
     }

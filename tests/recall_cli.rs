@@ -335,6 +335,17 @@ fn bad_queries_get_answers_never_a_crash() {
     );
     assert_eq!(answers[9]["window"], 1);
     assert_eq!(answers[2]["message"], "No matching sessions found.");
+
+    // Bytes that are not UTF-8 on the command line are a query, not a usage error.
+    use std::os::unix::ffi::OsStrExt;
+    let out = recall(home.path())
+        .arg(std::ffi::OsStr::from_bytes(b"nginx \xff"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["query"], "nginx \u{fffd}");
+    assert_eq!(answer["count"], 3);
 }
 
 #[test]

@@ -32,7 +32,7 @@ use serde_json::{Map, Value, json};
 
 use crate::home::Home;
 use crate::sessions;
-use pytext::{py_int, py_str, strip, truthy};
+use pytext::{py_int, py_str, strip};
 pub use search::Sort;
 pub use store::Store;
 
@@ -222,9 +222,4 @@ fn open_error(e: &sessions::Error) -> String {
 /// The error object upstream answers with when the store cannot be opened at all.
 pub fn unavailable(e: &sessions::Error) -> Value {
     error(format!("Session database not available: {e}."))
-}
-
-/// Whether a tool argument is set, in Python's sense.
-pub fn is_set(value: &Value) -> bool {
-    truthy(value)
 }
