@@ -3,7 +3,7 @@
 //! step does only what the answer shows: rows are read until `limit` lineages are found,
 //! and snippets and windows are built for those rows only.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
@@ -31,11 +31,7 @@ pub fn discover(
         roles,
         exclude_sources: HIDDEN_SOURCES.iter().map(|s| s.to_string()).collect(),
     };
-    let sanitized = if super::pytext::strip(query).is_empty() {
-        String::new()
-    } else {
-        super::sanitize::sanitize(query)
-    };
+    let sanitized = super::sanitize::sanitize(query);
     let mut search = if sanitized.is_empty() {
         None
     } else {
@@ -47,9 +43,9 @@ pub fn discover(
 
     // Lineage root → the row that represents it (None: the title match's slot).
     let mut seen: Vec<(String, Option<Hit>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut roots: HashSet<String> = HashSet::new();
     if let Some(t) = &title {
-        index.insert(t.root.clone(), 0);
+        roots.insert(t.root.clone());
         seen.push((t.root.clone(), None));
     }
     let mut any_rows = false;
@@ -65,8 +61,7 @@ pub fn discover(
         if current.is_some_and(|c| !c.is_empty() && c == hit.session_id) {
             return;
         }
-        if !index.contains_key(&root) {
-            index.insert(root.clone(), seen.len());
+        if roots.insert(root.clone()) {
             seen.push((root, Some(hit)));
         }
     };

@@ -7,13 +7,14 @@
 //! FTS5's rank sort hands rows to the join — and look a row's message and session up only
 //! when discover asks for the next row. Snippets are computed for the rows discover keeps.
 //!
-//! The LIKE scan has no index to rank from; it runs upstream's statement (ordered by time,
-//! limited to 300) with the visibility filter added.
+//! The LIKE scan has nothing to rank by; it runs upstream's statement (ordered by time,
+//! limited to 300) with the visibility filter added, over the messages the bigram or
+//! trigram index finds for its words when they can.
 
 use std::cmp::Ordering;
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use rusqlite::{Connection, ErrorCode};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, Row};
 
 use super::route::{Indexes, Like, Route};
 use super::snippet::cjk_snippet;
@@ -51,7 +52,7 @@ pub struct Hit {
     pub session_started: SqlValue,
 }
 
-/// Which table answered, for snippets and for the record.
+/// Which table answered, and what its snippets need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answered {
     Fts { expr: String },
@@ -59,19 +60,6 @@ pub enum Answered {
     Bigram { needles: Vec<String> },
     Like { first: String },
     Nothing,
-}
-
-impl Answered {
-    /// A short name: `fts`, `trigram`, `bigram`, `like` or `none`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Answered::Fts { .. } => "fts",
-            Answered::Trigram { .. } => "trigram",
-            Answered::Bigram { .. } => "bigram",
-            Answered::Like { .. } => "like",
-            Answered::Nothing => "none",
-        }
-    }
 }
 
 /// A search in progress.
@@ -198,11 +186,6 @@ impl<'s> Search<'s> {
         }
     }
 
-    /// Which table answered.
-    pub fn answered(&self) -> &Answered {
-        &self.answered
-    }
-
     /// The next row in upstream's order, or `None` after the last one (or the 300th).
     pub fn next_hit(&mut self) -> Result<Option<Hit>, SearchError> {
         if self.yielded >= SCAN_LIMIT {
@@ -220,14 +203,7 @@ impl<'s> Search<'s> {
                     params.extend(self.params.iter().map(|p| p as &dyn rusqlite::ToSql));
                     let mut rows = stmt.query(params.as_slice())?;
                     if let Some(row) = rows.next()? {
-                        found = Some(Hit {
-                            id: rowid,
-                            session_id: text(row.get_ref(0)?),
-                            role: row.get(1)?,
-                            source: row.get(2)?,
-                            model: row.get(3)?,
-                            session_started: row.get(4)?,
-                        });
+                        found = Some(hit(rowid, row, 0)?);
                         break;
                     }
                 }
@@ -250,8 +226,7 @@ impl<'s> Search<'s> {
                 let text: Option<String> = conn
                     .prepare_cached(&format!("SELECT {FTS_TEXT_SQL} FROM messages WHERE id = ?1"))?
                     .query_row([hit.id], |r| Ok(text(r.get_ref(0)?)))
-                    .map(Some)
-                    .or_else(none_if_no_rows)?;
+                    .optional()?;
                 text.map(|t| SqlValue::Text(cjk_snippet(&t, needles)))
             }
             Answered::Like { first } => conn
@@ -259,8 +234,7 @@ impl<'s> Search<'s> {
                     "SELECT substr(content, max(1, instr(content, ?1) - 40), 120) FROM messages WHERE id = ?2",
                 )?
                 .query_row((first, hit.id), |r| r.get(0))
-                .map(Some)
-                .or_else(none_if_no_rows)?,
+                .optional()?,
             Answered::Nothing => None,
         };
         Ok(match value {
@@ -268,13 +242,6 @@ impl<'s> Search<'s> {
             Some(SqlValue::Null) | None => String::new(),
             Some(other) => super::store::sql_text(&other),
         })
-    }
-}
-
-fn none_if_no_rows<T>(e: rusqlite::Error) -> rusqlite::Result<Option<T>> {
-    match e {
-        rusqlite::Error::QueryReturnedNoRows => Ok(None),
-        e => Err(e),
     }
 }
 
@@ -288,34 +255,55 @@ fn snippet_sql(
         "SELECT snippet({table}, 0, '>>>', '<<<', '...', 40) FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2"
     ))?
     .query_row((expr, rowid), |r| r.get(0))
-    .map(Some)
-    .or_else(none_if_no_rows)
+    .optional()
 }
 
 /// The per-row filter: one row back when the message passes every `WHERE` clause upstream
-/// applies beside the match (`?1` is the rowid, then the sources, then the roles).
+/// applies beside the match (`?1` is the rowid).
 fn row_check(filter: &Filter) -> (String, Vec<String>) {
-    let mut sql = String::from(
-        "SELECT m.session_id, m.role, s.source, s.model, s.started_at \
-         FROM messages m JOIN sessions s ON s.id = m.session_id \
-         WHERE m.id = ?1 AND (m.active = 1 OR m.compacted = 1)",
-    );
+    let (clauses, params) = filter_clauses(filter, 1);
+    (
+        format!(
+            "SELECT m.session_id, m.role, s.source, s.model, s.started_at \
+             FROM messages m JOIN sessions s ON s.id = m.session_id \
+             WHERE m.id = ?1 AND (m.active = 1 OR m.compacted = 1){clauses}"
+        ),
+        params,
+    )
+}
+
+/// ` AND s.source NOT IN (…) AND m.role IN (…)` with the placeholders after the first
+/// `taken` ones, and their values.
+fn filter_clauses(filter: &Filter, taken: usize) -> (String, Vec<String>) {
+    let mut sql = String::new();
     let mut params = Vec::new();
     if !filter.exclude_sources.is_empty() {
         sql.push_str(&format!(
             " AND s.source NOT IN ({})",
-            placeholders(2, filter.exclude_sources.len())
+            placeholders(taken + 1, filter.exclude_sources.len())
         ));
         params.extend(filter.exclude_sources.iter().cloned());
     }
     if !filter.roles.is_empty() {
         sql.push_str(&format!(
             " AND m.role IN ({})",
-            placeholders(2 + params.len(), filter.roles.len())
+            placeholders(taken + 1 + params.len(), filter.roles.len())
         ));
         params.extend(filter.roles.iter().cloned());
     }
     (sql, params)
+}
+
+/// A hit from `session_id, role, source, model, started_at` at `first` onwards.
+fn hit(id: i64, row: &Row<'_>, first: usize) -> rusqlite::Result<Hit> {
+    Ok(Hit {
+        id,
+        session_id: text(row.get_ref(first)?),
+        role: row.get(first + 1)?,
+        source: row.get(first + 2)?,
+        model: row.get(first + 3)?,
+        session_started: row.get(first + 4)?,
+    })
 }
 
 fn placeholders(first: usize, count: usize) -> String {
@@ -625,31 +613,13 @@ fn like_sql(
          WHERE {restrict}({}) AND (m.active = 1 OR m.compacted = 1)",
         clauses.join(" OR ")
     );
-    if !filter.exclude_sources.is_empty() {
-        sql.push_str(&format!(
-            " AND s.source NOT IN ({})",
-            placeholders(params.len() + 1, filter.exclude_sources.len())
-        ));
-        params.extend(filter.exclude_sources.iter().cloned());
-    }
-    if !filter.roles.is_empty() {
-        sql.push_str(&format!(
-            " AND m.role IN ({})",
-            placeholders(params.len() + 1, filter.roles.len())
-        ));
-        params.extend(filter.roles.iter().cloned());
-    }
+    let (filters, filter_params) = filter_clauses(filter, params.len());
+    sql.push_str(&filters);
+    params.extend(filter_params);
     sql.push_str(&format!(" ORDER BY m.timestamp DESC LIMIT {SCAN_LIMIT}"));
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-        Ok(Hit {
-            id: r.get(0)?,
-            session_id: text(r.get_ref(1)?),
-            role: r.get(2)?,
-            source: r.get(3)?,
-            model: r.get(4)?,
-            session_started: r.get(5)?,
-        })
+        hit(r.get(0)?, r, 1)
     })?;
     rows.collect()
 }

@@ -271,12 +271,5 @@ pub fn sql_truthy(value: &SqlValue) -> bool {
 
 /// A SQLite value as JSON, the way Python's `sqlite3` hands it to `json.dumps`.
 pub fn sql_json(value: &SqlValue) -> serde_json::Value {
-    use serde_json::Value;
-    match value {
-        SqlValue::Null => Value::Null,
-        SqlValue::Integer(i) => Value::from(*i),
-        SqlValue::Real(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
-        SqlValue::Text(s) => Value::String(s.clone()),
-        SqlValue::Blob(b) => Value::String(String::from_utf8_lossy(b).into_owned()),
-    }
+    crate::sessions::export::sql_to_json(value.into())
 }

@@ -9,7 +9,6 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::{Map, Value};
 
 use super::store::{sql_json, sql_truthy};
-use crate::sessions::record::CONTENT_JSON_PREFIX;
 
 /// The columns a shaped message needs, in this order.
 const COLUMNS: &str = "id, role, content, timestamp, tool_name, tool_calls, tool_call_id";
@@ -75,13 +74,9 @@ impl Message {
 
 /// `_decode_content`: text behind `"\x00json:"` parsed (kept as text when it does not parse).
 pub fn decode_content(value: &SqlValue) -> Value {
-    if let SqlValue::Text(text) = value
-        && let Some(json) = text.strip_prefix(CONTENT_JSON_PREFIX)
-        && let Ok(decoded) = serde_json::from_str::<Value>(json)
-    {
-        return decoded;
-    }
-    sql_json(value)
+    let mut content = sql_json(value);
+    crate::sessions::export::decode_content(&mut content);
+    content
 }
 
 fn decode_tool_calls(value: &SqlValue) -> Value {
