@@ -1,7 +1,6 @@
 //! hermes-recall: search every past session; the `session_search` tool's answers as a command.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -128,13 +127,7 @@ fn single(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
     };
     let answer = recall.answer(&args, cli.current_session.as_deref());
     let mut out = Output::stdout();
-    if format == Format::Text
-        && let Some(message) = render::error_text(&answer)
-    {
-        eprintln!("{BIN}: {message}");
-        return Ok(Exit::Negative);
-    }
-    write(&mut out, &answer, format)?;
+    emit(&mut out, &answer, format, None)?;
     out.finish()?;
     Ok(if recall::is_negative(&answer) {
         Exit::Negative
@@ -178,13 +171,7 @@ fn batch(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
                 started.elapsed().as_secs_f64()
             );
         }
-        match format {
-            Format::Text => match render::error_text(&answer) {
-                Some(message) => eprintln!("{BIN}: line {}: {message}", record.line),
-                None => out.line(&render::text(&answer, stdout_color()))?,
-            },
-            _ => out.line(&pyjson::tool_result(&answer))?,
-        }
+        emit(&mut out, &answer, format, Some(record.line))?;
     }
     out.finish()?;
     Ok(if bad > 0 {
@@ -194,8 +181,10 @@ fn batch(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
     })
 }
 
-/// One answer in the chosen format: `jsonl` is byte for byte the string the tool returns.
-fn write(out: &mut Output, answer: &Value, format: Format) -> Result<()> {
+/// Prints one answer: `jsonl` is byte for byte the string the tool returns, `json` the same
+/// indented, `text` rendered for a person (an error answer goes to stderr then, with its
+/// input line in batch mode; batch answers are separated by a blank line).
+fn emit(out: &mut Output, answer: &Value, format: Format, line: Option<usize>) -> Result<()> {
     match format {
         Format::Jsonl => out.line(&pyjson::tool_result(answer))?,
         Format::Json => out.line(&pyjson::dumps(
@@ -206,10 +195,16 @@ fn write(out: &mut Output, answer: &Value, format: Format) -> Result<()> {
                 sort_keys: false,
             },
         ))?,
-        Format::Text => {
-            let color = stdout_color() && std::io::stdout().is_terminal();
-            out.raw(render::text(answer, color).as_bytes())?
-        }
+        Format::Text => match (render::error_text(answer), line) {
+            (Some(message), Some(n)) => eprintln!("{BIN}: line {n}: {message}"),
+            (Some(message), None) => eprintln!("{BIN}: {message}"),
+            (None, _) => {
+                out.raw(render::text(answer, stdout_color()).as_bytes())?;
+                if line.is_some() {
+                    out.line("")?;
+                }
+            }
+        },
     }
     Ok(())
 }
