@@ -72,6 +72,40 @@ impl Home {
         self.root.join("state.db")
     }
 
+    // ── profiles ─────────────────────────────────────────────────────────────────────────────
+
+    /// The root that holds the named profiles (Python's `get_default_hermes_root`): `~/.hermes`
+    /// when this home is inside it, the grandparent when this home is `<root>/profiles/<name>`,
+    /// else this home itself.
+    pub fn profiles_root(&self) -> PathBuf {
+        if let Some(native) = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".hermes"))
+            && resolve_lenient(&self.root).starts_with(resolve_lenient(&native))
+        {
+            return native;
+        }
+        match (
+            self.root.parent(),
+            self.root.parent().and_then(Path::file_name),
+        ) {
+            (Some(parent), Some(name)) if name == "profiles" => parent
+                .parent()
+                .map_or_else(|| self.root.clone(), Path::to_path_buf),
+            _ => self.root.clone(),
+        }
+    }
+
+    /// The home of profile `name` (already normalised): `default` is [`Home::profiles_root`],
+    /// any other lives in its `profiles/` directory.
+    pub fn profile_dir(&self, name: &str) -> PathBuf {
+        if name == "default" {
+            self.profiles_root()
+        } else {
+            self.profiles_root().join("profiles").join(name)
+        }
+    }
+
     /// The cached system-prompt skill index; deleted whenever a skill changes.
     pub fn skills_prompt_snapshot(&self) -> PathBuf {
         self.root.join(".skills_prompt_snapshot.json")

@@ -109,6 +109,22 @@ if have hermes-index; then
 fi
 
 # [hermes-recall]
+if have hermes-recall; then
+    step "hermes-recall: which session did we renew the nginx cert in? (the agent's session_search, as a command)"
+    hermes-recall nginx cert --format text
+    step "hermes-recall: two-character CJK words are found and ranked (Python Hermes scans for them unranked)"
+    hermes-recall 广西 --format text
+    step "hermes-recall: scroll around a message, then the most recent sessions"
+    hermes-recall --session 20261121_093000_a1b2c3 --around 3 --window 1 --format text
+    hermes-recall --limit 2 --format text
+    step "hermes-recall: tool calls in, tool answers out (--batch, JSONL: the exact strings the tool returns)"
+    printf '%s\n' '{"query": "kubernetes ingress", "limit": 1}' '{"session_id": "nosuch"}' \
+        | hermes-recall --batch | cut -c1-160
+    if command -v jq >/dev/null; then
+        step "pipelines/recall-digest.sh: what did I learn about nginx this week? (markdown)"
+        pipelines/recall-digest.sh nginx
+    fi
+fi
 
 # [hermes-curate]
 if have hermes-curate; then
