@@ -1,7 +1,7 @@
 //! hermes-skill-scan: lint and security-scan skills, for CI and before install.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -15,7 +15,12 @@ use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
 use hermes_loop::io::format::stdout_color;
 use hermes_loop::io::output::Output;
 use hermes_loop::io::progress;
+use hermes_loop::skills::discover::SKILL_FILE;
 use hermes_loop::skills::lint::Profile;
+use indicatif::ProgressDrawTarget;
+
+/// Skills found before a progress bar appears (on a terminal).
+const PROGRESS_AFTER: u64 = 250;
 
 const BIN: &str = "hermes-skill-scan";
 
@@ -85,15 +90,6 @@ fn main() -> ExitCode {
             true => vec![Home::resolve(args.common.home.as_deref())?.skills_dir()],
             false => args.paths.clone(),
         };
-        let (dirs, problems) = batch::targets(&paths)?;
-        if !args.common.quiet {
-            for problem in &problems {
-                exit::warn(BIN, problem);
-            }
-            if dirs.is_empty() {
-                exit::warn(BIN, "no skills found (no folder holds a SKILL.md)");
-            }
-        }
         let options = RunOptions {
             scan: ScanOptions {
                 trust: args.trust,
@@ -103,23 +99,45 @@ fn main() -> ExitCode {
             lint: (args.lint || args.lint_only).then_some(args.profile),
             lint_only: args.lint_only,
         };
-        let bar = progress::bar(
-            dirs.len() as u64,
-            "scanning",
-            args.common.quiet || dirs.len() < 250,
-        );
+        let bar = progress::bar(0, "scanning", args.common.quiet);
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+        let visible = !args.common.quiet && std::io::stderr().is_terminal();
+        let found = || {
+            bar.inc_length(1);
+            // A bar only for runs long enough to want one.
+            if visible && bar.length() == Some(PROGRESS_AFTER) {
+                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(30));
+            }
+        };
         let tick = || bar.inc(1);
-        // One skill or one thread: no pool to start, the work stays on this thread.
-        let (mut results, elapsed) = if dirs.len() <= 1 || args.threads == Some(1) {
-            batch::timed(|| batch::run_here(&dirs, &options, &tick))
+        // One thread, or only skill folders named: no pool to start, no walk to overlap.
+        let here = args.threads == Some(1) || paths.iter().all(|p| names_one_skill(p));
+        let (outcome, elapsed) = if here {
+            batch::timed(|| -> anyhow::Result<_> {
+                let (dirs, problems) = batch::targets(&paths)?;
+                dirs.iter().for_each(|_| found());
+                Ok((batch::run_here(&dirs, &options, &tick), problems))
+            })
         } else {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(args.threads.unwrap_or(0))
                 .build()
                 .context("cannot start worker threads")?;
-            batch::timed(|| pool.install(|| batch::run(&dirs, &options, &tick)))
+            batch::timed(|| {
+                pool.install(|| batch::find_and_run(&paths, &options, &found, &tick))
+                    .map_err(anyhow::Error::from)
+            })
         };
+        let (mut results, problems) = outcome?;
         bar.finish_and_clear();
+        if !args.common.quiet {
+            for problem in &problems {
+                exit::warn(BIN, problem);
+            }
+            if results.is_empty() {
+                exit::warn(BIN, "no skills found (no folder holds a SKILL.md)");
+            }
+        }
         if let Some(path) = &args.write_baseline {
             Baseline::of(&results).write(path)?;
         }
@@ -130,6 +148,11 @@ fn main() -> ExitCode {
         print(&args, &results, &summary)?;
         Ok(exit_status(&args, &results))
     })
+}
+
+/// A path that is one skill: its folder or its SKILL.md.
+fn names_one_skill(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == SKILL_FILE) || path.join(SKILL_FILE).is_file()
 }
 
 fn explain_rule(id: &str) -> anyhow::Result<Exit> {

@@ -1,7 +1,9 @@
 //! Scanning many skills: resolving the paths a user gives into skill folders, and scanning
 //! and linting them in parallel, results in input order.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -25,8 +27,24 @@ pub enum TargetError {
 /// root. Duplicates are dropped, first occurrence kept. Walk problems (unreadable folders,
 /// symlink loops) come back as messages.
 pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
+    targets_with(paths, &mut |_| {})
+}
+
+/// [`targets`], handing each skill folder to `found` the moment the walk finds it (each
+/// once), so scanning can start before the walk ends.
+pub fn targets_with(
+    paths: &[PathBuf],
+    found: &mut dyn FnMut(&Path),
+) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut problems = Vec::new();
+    let mut seen = HashSet::new();
+    let mut take = |dir: PathBuf, dirs: &mut Vec<PathBuf>| {
+        if seen.insert(dir.clone()) {
+            found(&dir);
+            dirs.push(dir);
+        }
+    };
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|_| TargetError::NotFound(path.clone()))?;
         if meta.is_file() {
@@ -35,29 +53,60 @@ pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), TargetE
                     .parent()
                     .filter(|p| !p.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                dirs.push(dir);
+                take(dir, &mut dirs);
                 continue;
             }
             return Err(TargetError::NotASkill(path.clone()));
         }
         if path.join(SKILL_FILE).is_file() {
-            dirs.push(path.clone());
+            take(path.clone(), &mut dirs);
             continue;
         }
-        let found = discover::skill_files(path);
-        for problem in found.problems {
+        // Hermes's order: by the path string of each SKILL.md within a walked root (`a-b/`
+        // comes before `a/`, as `-` sorts before `/`).
+        let first = dirs.len();
+        let walk_problems = discover::walk_index_files(path, SKILL_FILE, &mut |file| {
+            if let Some(dir) = file.parent() {
+                take(dir.to_path_buf(), &mut dirs);
+            }
+        });
+        dirs[first..]
+            .sort_by_cached_key(|dir| dir.join(SKILL_FILE).into_os_string().into_encoded_bytes());
+        for problem in walk_problems {
             problems.push(format!("{}: {}", problem.path.display(), problem.message));
         }
-        dirs.extend(
-            found
-                .files
-                .into_iter()
-                .filter_map(|f| f.parent().map(Path::to_path_buf)),
-        );
     }
-    let mut seen = std::collections::HashSet::new();
-    dirs.retain(|d| seen.insert(d.clone()));
     Ok((dirs, problems))
+}
+
+/// Finds the skills under `paths` and scans (and lints) them on the current rayon pool, each
+/// skill starting as soon as the walk finds it; results in the order of [`targets`].
+/// `found` is called once per skill found, `tick` once per skill finished (progress).
+pub fn find_and_run(
+    paths: &[PathBuf],
+    options: &RunOptions,
+    found: &(dyn Fn() + Sync),
+    tick: &(dyn Fn() + Sync),
+) -> Result<(Vec<SkillResult>, Vec<String>), TargetError> {
+    let done: Mutex<HashMap<PathBuf, SkillResult>> = Mutex::new(HashMap::new());
+    let walked = rayon::scope(|scope| {
+        targets_with(paths, &mut |dir| {
+            found();
+            let dir = dir.to_path_buf();
+            let done = &done;
+            scope.spawn(move |_| {
+                let result = run_one(&dir, options);
+                tick();
+                done.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(dir, result);
+            });
+        })
+    });
+    let (dirs, problems) = walked?;
+    let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
+    Ok((results, problems))
 }
 
 /// What to do with each skill.
@@ -216,6 +265,16 @@ mod tests {
         let (dirs, problems) = targets(&[root.to_path_buf()]).expect("targets");
         assert_eq!(dirs, vec![root.join("a"), root.join("cat/b")]);
         assert!(problems.is_empty());
+        let (one, _) = targets(&[root.join("a"), root.join("a/SKILL.md")]).expect("targets");
+        assert_eq!(one, vec![root.join("a")]);
+        // Ordered by the SKILL.md path string, as Hermes's walker: `a-b/` before `a/`.
+        fs::create_dir_all(root.join("a-b")).expect("mkdir");
+        fs::write(root.join("a-b/SKILL.md"), "---\nname: x\n---\nbody\n").expect("write");
+        let (dirs, _) = targets(&[root.to_path_buf()]).expect("targets");
+        assert_eq!(
+            dirs,
+            vec![root.join("a-b"), root.join("a"), root.join("cat/b")]
+        );
         let (one, _) = targets(&[root.join("a"), root.join("a/SKILL.md")]).expect("targets");
         assert_eq!(one, vec![root.join("a")]);
         assert!(matches!(

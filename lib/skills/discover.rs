@@ -54,6 +54,25 @@ pub fn skill_files(root: &Path) -> Found {
 /// directly inside a skill, and the result is sorted by path string.
 pub fn index_files(root: &Path, file_name: &str) -> Found {
     let mut found = Found::default();
+    found.problems = walk_index_files(root, file_name, &mut |path| found.files.push(path));
+    found.files.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+    found.files.dedup();
+    found
+}
+
+/// The walk of [`index_files`], handing each file to `visit` as soon as it is found (in walk
+/// order, not yet sorted), so a caller can start work on it while the walk goes on. Returns
+/// what could not be walked.
+pub fn walk_index_files(
+    root: &Path,
+    file_name: &str,
+    visit: &mut dyn FnMut(PathBuf),
+) -> Vec<WalkProblem> {
+    let mut problems = Vec::new();
     let walker = WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
@@ -66,7 +85,7 @@ pub fn index_files(root: &Path, file_name: &str) -> Found {
                     && entry.file_name() == file_name
                     && entry.file_type().is_file()
                 {
-                    found.files.push(entry.into_path());
+                    visit(entry.into_path());
                 }
             }
             Err(err) => {
@@ -80,17 +99,11 @@ pub fn index_files(root: &Path, file_name: &str) -> Found {
                     err.io_error()
                         .map_or_else(|| err.to_string(), ToString::to_string)
                 };
-                found.problems.push(WalkProblem { path, message });
+                problems.push(WalkProblem { path, message });
             }
         }
     }
-    found.files.sort_by(|a, b| {
-        a.as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.as_os_str().as_encoded_bytes())
-    });
-    found.files.dedup();
-    found
+    problems
 }
 
 fn is_pruned(entry: &walkdir::DirEntry) -> bool {
