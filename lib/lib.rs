@@ -11,6 +11,7 @@ pub mod guard;
 pub mod home;
 pub mod io;
 pub mod memory;
+pub mod pytext;
 pub mod recall;
 pub mod sessions;
 pub mod skills;

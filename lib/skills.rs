@@ -21,7 +21,6 @@ pub mod list;
 pub mod manage;
 pub mod prompt;
 pub mod provenance;
-pub mod pytext;
 pub mod roots;
 pub mod runtime;
 pub mod setup;

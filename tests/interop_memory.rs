@@ -324,7 +324,7 @@ fn word_and_space_classes_match_python_for_every_code_point() {
             if ours_word != inside(&word, cp) {
                 differ.push(format!("U+{cp:04X} word"));
             }
-            if hermes_loop::memory::entries::is_py_space(c) != inside(&space, cp) {
+            if hermes_loop::pytext::is_space(c) != inside(&space, cp) {
                 differ.push(format!("U+{cp:04X} space"));
             }
         }

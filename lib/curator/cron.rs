@@ -117,7 +117,7 @@ fn escape_controls_in_strings(text: &str) -> String {
 pub fn skill_list(job: &Map<String, Json>) -> Vec<String> {
     let raw: Vec<&Json> = match job.get("skills") {
         None | Some(Json::Null) => match job.get("skill") {
-            Some(v) if crate::skills::usage::truthy(v) => vec![v],
+            Some(v) if crate::pytext::truthy(v) => vec![v],
             _ => Vec::new(),
         },
         Some(Json::Array(items)) => items.iter().collect(),

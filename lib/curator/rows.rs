@@ -41,7 +41,7 @@ impl Row {
 
     /// `bool(row.get("pinned"))`.
     pub fn pinned(&self) -> bool {
-        self.record.get("pinned").is_some_and(usage::truthy)
+        self.record.get("pinned").is_some_and(crate::pytext::truthy)
     }
 
     /// The state as stored: a string, or `None` for a value that is not one (which Hermes

@@ -117,9 +117,7 @@ impl CuratorState {
 
     /// `bool(state.get("paused"))`.
     pub fn paused(&self) -> bool {
-        self.data
-            .get("paused")
-            .is_some_and(crate::skills::usage::truthy)
+        self.data.get("paused").is_some_and(crate::pytext::truthy)
     }
 
     pub fn set_paused(&mut self, paused: bool) {

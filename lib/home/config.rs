@@ -570,22 +570,12 @@ pub fn py_int(v: &Value) -> Option<i64> {
         Value::Bool(b) => Some(i64::from(*b)),
         Value::Int(i) => Some(*i),
         Value::Float(f) if f.is_finite() => Some(f.trunc() as i64),
-        Value::Str(s) => parse_int_literal(s.trim()),
+        Value::Str(s) => match crate::pytext::parse_int(s) {
+            Some(crate::pytext::PyInt::Small(n)) => Some(n),
+            _ => None,
+        },
         _ => None,
     }
-}
-
-fn parse_int_literal(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if !valid_underscored_digits(digits) {
-        return None;
-    }
-    let magnitude: i64 = digits.replace('_', "").parse().ok()?;
-    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// Digits with single underscores between them, as Python's numeric literals allow.

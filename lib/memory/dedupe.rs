@@ -24,7 +24,7 @@ const MIN_WORDS: usize = 3;
 pub fn normalise(text: &str) -> String {
     let folded: String = text.nfkc().flat_map(char::to_lowercase).collect();
     let mut out = String::with_capacity(folded.len());
-    for word in folded.split(super::entries::is_py_space) {
+    for word in folded.split(crate::pytext::is_space) {
         let word = word.trim_matches(is_punctuation);
         if word.is_empty() {
             continue;

@@ -3,6 +3,7 @@
 //! Python whitespace; empty ones dropped; first occurrence of a repeated entry kept). Also the
 //! numbers every answer prints: code-point counts, `{:,}` grouping and the percentage.
 
+use crate::pytext::{strip, thousands};
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -15,16 +16,6 @@ pub const DELIMITER: &str = "\n§\n";
 
 /// Code points in [`DELIMITER`].
 const DELIMITER_CHARS: usize = 3;
-
-/// Python's `str.isspace()`: Unicode whitespace plus the ASCII separators `\x1c`–`\x1f`.
-pub fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python's `str.strip()` with no argument.
-pub fn py_strip(text: &str) -> &str {
-    text.trim_matches(is_py_space)
-}
 
 /// Reads a memory file: `None` when it does not exist. Any other failure is an error, where
 /// Python treats an unreadable file as empty and would then overwrite it.
@@ -68,11 +59,11 @@ pub fn universal_newlines(text: &str) -> Cow<'_, str> {
 /// The entries of a file's text: split on the delimiter, stripped, empty ones dropped.
 /// Repeated entries are kept (see [`dedupe`]).
 pub fn parse(text: &str) -> Vec<String> {
-    if py_strip(text).is_empty() {
+    if strip(text).is_empty() {
         return Vec::new();
     }
     text.split(DELIMITER)
-        .map(py_strip)
+        .map(strip)
         .filter(|e| !e.is_empty())
         .map(str::to_owned)
         .collect()
@@ -117,29 +108,13 @@ pub fn char_count<S: AsRef<str>>(entries: &[S]) -> usize {
 /// it from its parsed entries would change more than the file's outer whitespace, or one
 /// entry alone is longer than the whole budget (free text appended by hand or by a shell).
 pub fn is_drifted(text: &str, limit: i64) -> bool {
-    let stripped = py_strip(text);
+    let stripped = strip(text);
     if stripped.is_empty() {
         return false;
     }
     let parsed = parse(text);
     let longest = parsed.iter().map(|e| e.chars().count()).max().unwrap_or(0);
     stripped != join(&parsed) || i64::try_from(longest).unwrap_or(i64::MAX) > limit
-}
-
-/// `{n:,}`: thousands grouped with commas.
-pub fn grouped(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// `min(100, int(current / limit * 100))`, 0 for a limit ≤ 0: computed in floating point as
@@ -157,14 +132,14 @@ pub fn usage_line(current: usize, limit: i64) -> String {
     format!(
         "{}% — {}/{} chars",
         percent(current, limit),
-        grouped(count(current)),
-        grouped(limit)
+        thousands(count(current)),
+        thousands(limit)
     )
 }
 
 /// `"{current:,}/{limit:,}"`, as in error answers.
 pub fn usage_short(current: usize, limit: i64) -> String {
-    format!("{}/{}", grouped(count(current)), grouped(limit))
+    format!("{}/{}", thousands(count(current)), thousands(limit))
 }
 
 /// A count as a signed number for [`grouped`].
@@ -250,11 +225,6 @@ mod tests {
 
     #[test]
     fn numbers_as_python_prints_them() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1375), "1,375");
-        assert_eq!(grouped(1234567), "1,234,567");
-        assert_eq!(grouped(-1000), "-1,000");
         assert_eq!(percent(29, 100), 28);
         assert_eq!(percent(57, 100), 56);
         assert_eq!(percent(14, 100), 14);

@@ -45,7 +45,7 @@ impl Snapshot {
             (Target::User, user_enabled),
         ] {
             if let Some(block) = self.block(target).filter(|_| enabled) {
-                let block = entries::py_strip(block);
+                let block = crate::pytext::strip(block);
                 if !block.is_empty() {
                     parts.push(block);
                 }

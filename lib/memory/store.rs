@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::entries::{self, py_strip, usage_line, usage_short};
+use super::entries::{self, usage_line, usage_short};
 use super::snapshot::Snapshot;
 use super::threat::{self, Scope};
 use super::{Limits, MemoryError, Target, dedupe};
 use crate::home::Home;
 use crate::io::atomic::{FileMode, write_atomic};
 use crate::io::lock::{FileLock, lock_path_for};
+use crate::pytext::{py_str, strip, truthy};
 
 /// Failed consolidation attempts in one turn after which the answer tells the model to stop.
 const MAX_CONSOLIDATION_FAILURES: u32 = 3;
@@ -112,7 +113,7 @@ impl MemoryStore {
 
     /// Appends an entry.
     pub fn add(&mut self, target: Target, content: &str) -> Result<Value, MemoryError> {
-        let content = py_strip(content);
+        let content = strip(content);
         if content.is_empty() {
             return Ok(refusal("Content cannot be empty."));
         }
@@ -174,8 +175,8 @@ impl MemoryStore {
         old_text: &str,
         new_content: &str,
     ) -> Result<Value, MemoryError> {
-        let old_text = py_strip(old_text);
-        let new_content = py_strip(new_content);
+        let old_text = strip(old_text);
+        let new_content = strip(new_content);
         if old_text.is_empty() {
             return Ok(refusal("old_text cannot be empty."));
         }
@@ -224,7 +225,7 @@ impl MemoryStore {
 
     /// Removes the one entry that contains `old_text`.
     pub fn remove(&mut self, target: Target, old_text: &str) -> Result<Value, MemoryError> {
-        let old_text = py_strip(old_text);
+        let old_text = strip(old_text);
         if old_text.is_empty() {
             return Ok(refusal("old_text cannot be empty."));
         }
@@ -511,19 +512,15 @@ struct Operation<'a> {
 impl<'a> Operation<'a> {
     fn read(value: &'a Value) -> Operation<'a> {
         let object = value.as_object();
-        let field = |key: &str| {
-            object
-                .and_then(|o| o.get(key))
-                .filter(|v| super::tool::is_truthy(v))
-        };
+        let field = |key: &str| object.and_then(|o| o.get(key)).filter(|v| truthy(v));
         let text = |v: &'a Value| v.as_str().ok_or(());
         let action = field("action");
         Operation {
             action: action.and_then(Value::as_str),
-            label: action.map_or_else(|| "unknown".to_string(), super::tool::py_str),
+            label: action.map_or_else(|| "unknown".to_string(), py_str),
             raw_content: field("content").map(text),
             raw_old_text: field("old_text").map(text),
-            is_object: object.is_some() || !super::tool::is_truthy(value),
+            is_object: object.is_some() || !truthy(value),
         }
     }
 
@@ -534,12 +531,12 @@ impl<'a> Operation<'a> {
         }
         let content = match self.raw_content {
             None => "",
-            Some(Ok(text)) => py_strip(text),
+            Some(Ok(text)) => strip(text),
             Some(Err(())) => return Err("content must be a string.".into()),
         };
         let old_text = match self.raw_old_text {
             None => "",
-            Some(Ok(text)) => py_strip(text),
+            Some(Ok(text)) => strip(text),
             Some(Err(())) => return Err("old_text must be a string.".into()),
         };
         if matches!(self.action, Some("add" | "replace")) && content.contains(entries::DELIMITER) {

@@ -11,6 +11,7 @@
 //! number for `content`) is refused with a plain message, where upstream crashes inside the
 //! handler and answers `Tool execution failed: AttributeError: …`.
 
+use crate::pytext::{py_str, truthy};
 use serde_json::Value;
 
 use super::store::MemoryStore;
@@ -39,7 +40,7 @@ pub fn call(store: &mut MemoryStore, args: &Value) -> Result<Value, MemoryError>
         )));
     };
 
-    let field = |key: &str| args.get(key).filter(|v| is_truthy(v));
+    let field = |key: &str| args.get(key).filter(|v| truthy(v));
     if let Some(operations) = field("operations") {
         let Some(operations) = operations.as_array() else {
             return Ok(tool_error(
@@ -124,79 +125,6 @@ pub fn result_text(result: &Value) -> String {
     pyjson::tool_result(result)
 }
 
-/// Python's truthiness of a JSON value.
-pub fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-/// Python's `str()` of a JSON value, for echoing a bad argument back the way Hermes does.
-pub fn py_str(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => py_repr(other),
-    }
-}
-
-fn py_repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
-            Some(f) => pyjson::py_float_repr(f),
-            None => n.to_string(),
-        },
-        Value::String(s) => string_repr(s),
-        Value::Array(items) => {
-            let inner: Vec<String> = items.iter().map(py_repr).collect();
-            format!("[{}]", inner.join(", "))
-        }
-        Value::Object(map) => {
-            let inner: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{}: {}", string_repr(k), py_repr(v)))
-                .collect();
-            format!("{{{}}}", inner.join(", "))
-        }
-    }
-}
-
-/// `repr(str)`: single quotes unless the text has a single quote and no double quote.
-fn string_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,16 +141,16 @@ mod tests {
             json!([]),
             json!({}),
         ] {
-            assert!(!is_truthy(&falsy), "{falsy}");
+            assert!(!truthy(&falsy), "{falsy}");
         }
-        for truthy in [
+        for value in [
             json!(true),
             json!(1),
             json!(" "),
             json!([0]),
             json!({"a": null}),
         ] {
-            assert!(is_truthy(&truthy), "{truthy}");
+            assert!(truthy(&value), "{value}");
         }
         assert_eq!(py_str(&json!(null)), "None");
         assert_eq!(py_str(&json!(5)), "5");

@@ -319,8 +319,8 @@ impl TargetView {
         if self.usage.over_budget {
             out.push_str(&format!(
                 "  warning: over budget ({} of {} chars): every add is refused until entries are removed or shortened\n",
-                entries::grouped(entries::count(self.usage.chars)),
-                entries::grouped(self.usage.limit)
+                crate::pytext::thousands(entries::count(self.usage.chars)),
+                crate::pytext::thousands(self.usage.limit)
             ));
         }
         if self.drift {

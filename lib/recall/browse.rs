@@ -92,7 +92,7 @@ fn preview(raw: &SqlValue) -> String {
         SqlValue::Null => String::new(),
         other => super::store::sql_text(other),
     };
-    let text = super::pytext::strip(&text);
+    let text = crate::pytext::strip(&text);
     let count = text.chars().count();
     if count > 60 {
         format!("{}...", text.chars().take(60).collect::<String>())

@@ -15,8 +15,6 @@
 pub mod browse;
 pub mod discover;
 pub mod profile;
-pub mod pytext;
-pub mod pyword;
 pub mod render;
 pub mod route;
 pub mod sanitize;
@@ -31,8 +29,8 @@ pub mod when;
 use serde_json::{Map, Value, json};
 
 use crate::home::Home;
+use crate::pytext::{py_int, py_str, strip};
 use crate::sessions;
-use pytext::{py_int, py_str, strip};
 pub use search::Sort;
 pub use store::Store;
 

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use super::pytext::repr;
 use crate::home::Home;
+use crate::pytext::repr;
 
 static PROFILE_ID: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"^[a-z0-9][a-z0-9_-]{0,63}$").unwrap_or_else(|_| unreachable!("valid"))
@@ -16,7 +16,7 @@ const RESERVED: &[&str] = &["hermes", "default", "test", "tmp", "root", "sudo"];
 
 /// `normalize_profile_name`: trimmed, `default` in any case, otherwise lower-cased.
 pub fn normalize(name: &str) -> Result<String, String> {
-    let stripped = super::pytext::strip(name);
+    let stripped = crate::pytext::strip(name);
     if stripped.is_empty() {
         return Err("profile name cannot be empty".into());
     }

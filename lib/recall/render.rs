@@ -306,7 +306,7 @@ fn browse(answer: &Value, style: Style) -> String {
             || "unknown".to_string(),
             |v| match v.as_f64() {
                 Some(f) => super::when::format(&rusqlite::types::Value::Real(f)),
-                None => super::pytext::py_str(v),
+                None => crate::pytext::py_str(v),
             },
         );
         let _ = writeln!(

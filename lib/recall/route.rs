@@ -11,7 +11,7 @@
 
 use crate::sessions::cjk;
 
-use super::pytext::{split, strip};
+use crate::pytext::{split, strip};
 
 /// How a query is answered.
 #[derive(Debug, Clone, PartialEq, Eq)]

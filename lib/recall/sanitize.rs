@@ -2,7 +2,7 @@
 //! step: whatever it lets through reaches FTS5, and FTS5's answer (rows, or a syntax error
 //! that becomes no rows) is part of the tool's answer.
 
-use super::pytext::{is_space, is_word, strip};
+use crate::pytext::{is_space, is_word, strip};
 
 /// `MAX_FTS5_QUERY_CHARS`: the query is cut to this many characters first.
 pub const MAX_QUERY_CHARS: usize = 2048;

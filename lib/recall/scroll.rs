@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::discover::shaped;
-use super::pytext::{PyInt, py_int, py_int_of, strip};
 use super::store::{SessionMeta, Store, sql_json};
 use super::{error, view, when};
+use crate::pytext::{PyInt, py_int, py_int_of, strip};
 
 /// `session_meta` of scroll and read: the session's own start, source, model and title.
 fn session_meta(meta: &SessionMeta) -> Value {

@@ -19,7 +19,7 @@ pub struct TitleMatch {
 
 /// Python's `str.strip("`'\"")` after `strip()`.
 fn normalize(query: &str) -> &str {
-    super::pytext::strip(query).trim_matches(['`', '\'', '"'])
+    crate::pytext::strip(query).trim_matches(['`', '\'', '"'])
 }
 
 /// `resolve_session_by_title`: the newest `"<title> #N"` continuation, else the exact title.
@@ -92,7 +92,7 @@ pub fn title_match(store: &Store, query: &str, current_root: Option<&str>) -> Op
         .map_or_else(|| Value::from(wanted), sql_json);
     let title_text = match &title {
         Value::String(s) => s.clone(),
-        other => super::pytext::py_str(other),
+        other => crate::pytext::py_str(other),
     };
     let pick = |from_view: Option<&Vec<view::Message>>, fallback: &[view::Message]| match from_view
         .filter(|v| !v.is_empty())

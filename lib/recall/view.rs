@@ -59,7 +59,7 @@ impl Message {
         if sql_truthy(&self.tool_name) {
             entry.insert("tool_name".into(), sql_json(&self.tool_name));
         }
-        if super::pytext::truthy(&self.tool_calls) {
+        if crate::pytext::truthy(&self.tool_calls) {
             entry.insert("tool_calls".into(), self.tool_calls.clone());
         }
         if sql_truthy(&self.tool_call_id) {

@@ -210,7 +210,7 @@ fn message_rows(stmt: &mut Statement<'_>, session_id: &str) -> rusqlite::Result<
             decode_content(content);
         }
         if let Some(calls) = object.get_mut("tool_calls")
-            && is_truthy(calls)
+            && crate::pytext::truthy(calls)
         {
             *calls = match calls {
                 Value::String(text) => {
@@ -231,15 +231,6 @@ pub fn decode_content(content: &mut Value) {
         && let Ok(decoded) = serde_json::from_str::<Value>(json)
     {
         *content = decoded;
-    }
-}
-
-fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null | Value::Bool(false) => false,
-        Value::String(s) => !s.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        _ => true,
     }
 }
 

@@ -316,7 +316,7 @@ fn parse_message(
             "reasoning_details" | "codex_reasoning_items" | "codex_message_items" => {
                 let stored = match value {
                     Value::String(s) if !s.is_empty() => Sql::Text(s),
-                    v if is_truthy(&v) => Sql::Text(pyjson::dumps(&v, PY_DUMPS)),
+                    v if crate::pytext::truthy(&v) => Sql::Text(pyjson::dumps(&v, PY_DUMPS)),
                     _ => Sql::Null,
                 };
                 rest.push((key, stored));
@@ -409,17 +409,6 @@ fn flag(value: &Value, default: i64) -> Option<Sql> {
         Value::Bool(b) => Some(Sql::Integer(i64::from(*b))),
         Value::Number(n) => n.as_i64().map(Sql::Integer),
         _ => None,
-    }
-}
-
-fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null | Value::Bool(false) => false,
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-        Value::String(s) => !s.is_empty(),
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::Bool(true) => true,
     }
 }
 

@@ -8,12 +8,12 @@ use jiff::Timestamp;
 use regex::Regex;
 use serde_json::{Map, Value as Json, json};
 
-use super::pytext;
 use crate::clock;
 use crate::home::Home;
 use crate::io::FileError;
 use crate::io::atomic::{FileMode, write_atomic};
 use crate::io::pyjson::{Dumps, dumps};
+use crate::pytext;
 
 static DESCRIPTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)^description:[ \t\n\r\x0b\x0c]*(.+)$").expect("static regex")

@@ -9,7 +9,7 @@
 //! Positions are character offsets, as in Python.
 
 use super::difflib::{SequenceMatcher, Tag, ratio};
-use super::pytext::is_space;
+use crate::pytext::is_space;
 
 type Span = (usize, usize);
 
@@ -651,11 +651,11 @@ fn closest_lines(old: &str, content: &str) -> String {
     if old_lines.is_empty() || content_lines.is_empty() {
         return String::new();
     }
-    let anchor = super::pytext::strip(old_lines[0]);
+    let anchor = crate::pytext::strip(old_lines[0]);
     let anchor = if anchor.is_empty() {
         match old_lines
             .iter()
-            .map(|l| super::pytext::strip(l))
+            .map(|l| crate::pytext::strip(l))
             .find(|l| !l.is_empty())
         {
             Some(a) => a,
@@ -666,7 +666,7 @@ fn closest_lines(old: &str, content: &str) -> String {
     };
     let mut scored: Vec<(f64, usize)> = Vec::new();
     for (i, line) in content_lines.iter().enumerate() {
-        let stripped = super::pytext::strip(line);
+        let stripped = crate::pytext::strip(line);
         if stripped.is_empty() {
             continue;
         }

@@ -16,9 +16,9 @@ use super::catalog::{Catalog, SkillFile};
 use super::discover::category_of;
 use super::frontmatter::{self, Status};
 use super::limits::{LIST_DESCRIPTION_CHARS, LIST_PREFIX_CHARS, MAX_NAME_CHARS};
-use super::pytext::{self, read_utf8};
 use super::roots::{RootKind, Roots};
 use super::runtime::Runtime;
+use crate::pytext::{self, read_utf8};
 use crate::yaml::Value;
 
 /// Why `skills_list` does not show a skill.

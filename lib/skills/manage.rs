@@ -26,13 +26,13 @@ use super::limits::{
     HERMES_NAME, MAX_NAME_CHARS, MAX_SKILL_CHARS, MAX_SUPPORT_FILE_BYTES, SUPPORT_DIRS,
 };
 use super::provenance::Provenance;
-use super::pytext::{self, thousands};
 use super::roots::RootKind;
 use super::usage::{self, Event};
 use super::view::{self, Viewed, has_traversal, within_dir};
 use super::write_scan::{WriteScanner, refusal_message, scan_enabled};
 use crate::clock;
 use crate::io::atomic::{FileMode, write_atomic};
+use crate::pytext::{self, thousands};
 use crate::yaml::{self, Value};
 
 /// The six actions, in the order Hermes lists them.
@@ -89,7 +89,7 @@ impl ManageArgs {
             file_content: text("file_content")?,
             old_string: text("old_string")?,
             new_string: text("new_string")?,
-            replace_all: obj.get("replace_all").is_some_and(usage::truthy),
+            replace_all: obj.get("replace_all").is_some_and(crate::pytext::truthy),
             absorbed_into: obj.get("absorbed_into").filter(|v| !v.is_null()).cloned(),
         })
     }

@@ -14,8 +14,8 @@ use std::path::Path;
 use super::discover;
 use super::frontmatter;
 use super::library::Library;
-use super::pytext::{self, read_utf8};
 use super::runtime::Runtime;
+use crate::pytext::{self, read_utf8};
 use crate::yaml::{Mapping, Value};
 
 /// The optional inputs of `build_skills_system_prompt`.

@@ -139,7 +139,7 @@ pub fn read_identity(skill_md: &Path, fallback: &str) -> String {
     match std::fs::read(skill_md) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
-            let prefix = super::pytext::take_chars(&text, LIST_PREFIX_CHARS);
+            let prefix = crate::pytext::take_chars(&text, LIST_PREFIX_CHARS);
             identity_name(prefix, fallback)
         }
         Err(_) => fallback.to_string(),

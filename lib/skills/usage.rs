@@ -306,7 +306,9 @@ pub fn is_curator_managed(record: Option<&Record>) -> bool {
 
 /// Whether the record says the skill is pinned (`bool(rec.get("pinned"))`).
 pub fn is_pinned(record: Option<&Record>) -> bool {
-    record.and_then(|r| r.get("pinned")).is_some_and(truthy)
+    record
+        .and_then(|r| r.get("pinned"))
+        .is_some_and(crate::pytext::truthy)
 }
 
 /// A sidecar that cannot be read as a JSON object of records.
@@ -374,24 +376,12 @@ impl Locked {
     }
 }
 
-/// Python truthiness of a JSON value.
-pub fn truthy(value: &Json) -> bool {
-    match value {
-        Json::Null => false,
-        Json::Bool(b) => *b,
-        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Json::String(s) => !s.is_empty(),
-        Json::Array(a) => !a.is_empty(),
-        Json::Object(o) => !o.is_empty(),
-    }
-}
-
 /// `latest_activity_at`: the newest of `last_used_at`, `last_viewed_at`, `last_patched_at`
 /// (compared as instants; naive times are UTC; unparsable ones ignored), as stored.
 pub fn latest_activity_at(record: &Record) -> Option<String> {
     let mut latest: Option<(Timestamp, String)> = None;
     for key in ["last_used_at", "last_viewed_at", "last_patched_at"] {
-        let Some(raw) = record.get(key).filter(|v| truthy(v)) else {
+        let Some(raw) = record.get(key).filter(|v| crate::pytext::truthy(v)) else {
             continue;
         };
         let text = match raw {

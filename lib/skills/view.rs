@@ -20,9 +20,9 @@ use super::discover::{SKILL_FILE, is_support_path};
 use super::frontmatter;
 use super::library::Library;
 use super::list::{listing, visible_sorted};
-use super::pytext::{self, read_utf8};
 use super::setup;
 use crate::home::resolve_lenient;
+use crate::pytext::{self, read_utf8};
 use crate::yaml::{Mapping, Value};
 
 static NAMESPACE: LazyLock<Regex> =

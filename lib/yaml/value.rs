@@ -208,7 +208,7 @@ impl Value {
             }
             Value::BigInt(digits) => out.push_str(digits),
             Value::Float(f) => out.push_str(&crate::io::pyjson::py_float_repr(*f)),
-            Value::Str(s) => write_str_repr(s, out),
+            Value::Str(s) => out.push_str(&crate::pytext::repr(s)),
             Value::Bytes(bytes) => write_bytes_repr(bytes, out),
             Value::Timestamp(t) => {
                 let _ = write!(out, "{}({t})", self.py_type_name());
@@ -275,32 +275,6 @@ fn json_key(key: &Value) -> String {
         Value::Null => "null".into(),
         other => other.py_str(),
     }
-}
-
-fn write_str_repr(s: &str, out: &mut String) {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
 }
 
 fn write_bytes_repr(bytes: &[u8], out: &mut String) {

@@ -1,11 +1,16 @@
-//! The few Python string and number rules session_search depends on, so our answers match
-//! character for character: `str.isspace`/`strip`/`split`, the Unicode `\w` of `re`, `int()`
-//! of a tool argument, and `repr()` of a string in error messages.
+//! Python's text rules that our answers must reproduce character for character, in one place
+//! for every area: what `str.isspace`/`strip`/`split` take, Python's Unicode `\w`, `int()` of
+//! a text or JSON value, `str()`/`repr()` of values, `{n:,}`, slicing by code points, and the
+//! messages of a failed UTF-8 decode or an `OSError`.
+
+mod word;
+
+use std::path::Path;
 
 use serde_json::Value;
 
-/// `str.isspace()`: Unicode White_Space plus the ASCII separators U+001C..U+001F, which
-/// Python counts (bidi class B/S) and Rust's `char::is_whitespace` does not.
+/// `str.isspace()` for one character: Unicode White_Space plus the ASCII separators
+/// U+001C-U+001F, which Python counts as whitespace and Rust does not.
 pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
@@ -13,6 +18,36 @@ pub fn is_space(c: char) -> bool {
 /// `str.strip()`.
 pub fn strip(s: &str) -> &str {
     s.trim_matches(is_space)
+}
+
+/// `s[:n]` by code points.
+pub fn take_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((byte, _)) => &s[..byte],
+        None => s,
+    }
+}
+
+/// `len(s)` in code points.
+pub fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Python's `{n:,}`: thousands separated by commas.
+pub fn thousands(n: impl TryInto<i128>) -> String {
+    let n: i128 = n.try_into().unwrap_or(i128::MAX);
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
+    }
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `str.split()` with no separator: runs of whitespace split, empty parts dropped.
@@ -27,7 +62,7 @@ pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    super::pyword::is_word(c)
+    word::is_word(c)
 }
 
 /// Python's `int(value)` of a JSON tool argument.
@@ -148,18 +183,36 @@ pub fn repr(s: &str) -> String {
     out
 }
 
-/// Python's `str()` of a JSON value, as an f-string renders a tool argument.
+/// Python's `str()` of a JSON value: text as it is, everything else as `repr()`.
 pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+/// Python's `repr()` of a JSON value (`None`, `True`, `'text'`, `[1, 'a']`, `{'k': 2.0}`).
+pub fn py_repr(value: &Value) -> String {
     match value {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::String(s) => s.clone(),
         Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
             Some(f) => crate::io::pyjson::py_float_repr(f),
             None => n.to_string(),
         },
-        other => crate::io::pyjson::dumps(other, crate::io::pyjson::Dumps::TOOL_RESULT),
+        Value::String(s) => repr(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", repr(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
     }
 }
 
@@ -175,10 +228,91 @@ pub fn truthy(value: &Value) -> bool {
     }
 }
 
+/// Reads a file as strict UTF-8 the way `Path.read_text(encoding="utf-8")` does, with
+/// Python's error text for a bad byte (`'utf-8' codec can't decode byte 0xff in position 2:
+/// invalid start byte`) or the OS error.
+pub fn read_utf8(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| os_error(&e, path))?;
+    String::from_utf8(bytes).map_err(|e| decode_error(e.as_bytes(), e.utf8_error()))
+}
+
+/// Python's `UnicodeDecodeError` message for invalid UTF-8.
+pub fn decode_error(bytes: &[u8], err: std::str::Utf8Error) -> String {
+    let pos = err.valid_up_to();
+    let (len, reason) = match err.error_len() {
+        None => (bytes.len() - pos, "unexpected end of data"),
+        Some(n) => {
+            let lead = bytes[pos];
+            let bad_start = matches!(lead, 0x80..=0xC1 | 0xF5..=0xFF);
+            (
+                n,
+                if bad_start {
+                    "invalid start byte"
+                } else {
+                    "invalid continuation byte"
+                },
+            )
+        }
+    };
+    if len <= 1 {
+        format!(
+            "'utf-8' codec can't decode byte 0x{:02x} in position {pos}: {reason}",
+            bytes.get(pos).copied().unwrap_or(0)
+        )
+    } else {
+        format!(
+            "'utf-8' codec can't decode bytes in position {pos}-{}: {reason}",
+            pos + len - 1
+        )
+    }
+}
+
+/// An `OSError`'s text as Python prints it: `[Errno 13] Permission denied: '/x'`.
+pub fn os_error(err: &std::io::Error, path: &Path) -> String {
+    let text = err.to_string();
+    let message = text.split(" (os error").next().unwrap_or(&text).to_string();
+    match err.raw_os_error() {
+        Some(code) => format!("[Errno {code}] {message}: '{}'", path.display()),
+        None => format!("{message}: '{}'", path.display()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn message(bytes: &[u8]) -> String {
+        let err = std::str::from_utf8(bytes).expect_err("invalid");
+        decode_error(bytes, err)
+    }
+
+    #[test]
+    fn decode_errors_read_like_python() {
+        assert_eq!(
+            message(b"ab\xffc"),
+            "'utf-8' codec can't decode byte 0xff in position 2: invalid start byte"
+        );
+        assert_eq!(
+            message(b"\xe2\x82"),
+            "'utf-8' codec can't decode bytes in position 0-1: unexpected end of data"
+        );
+        assert_eq!(
+            message(b"a\xe2\x28\xa1"),
+            "'utf-8' codec can't decode byte 0xe2 in position 1: invalid continuation byte"
+        );
+    }
+
     use serde_json::json;
+
+    #[test]
+    fn strip_and_slices() {
+        assert_eq!(strip("\u{1c} a \n"), "a");
+        assert_eq!(take_chars("héllo", 2), "hé");
+        assert_eq!(take_chars("hi", 5), "hi");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_048_576), "1,048,576");
+        assert_eq!(thousands(999), "999");
+    }
 
     #[test]
     fn whitespace_is_pythons() {
