@@ -117,11 +117,8 @@ impl MemoryStore {
         if content.is_empty() {
             return Ok(refusal("Content cannot be empty."));
         }
-        if content.contains(entries::DELIMITER) {
-            return Ok(refusal(MESSAGE_DELIMITER));
-        }
-        if let Some(message) = threat::first_threat_message(content, Scope::Strict) {
-            return Ok(refusal(&message));
+        if let Some(answer) = unwritable(content) {
+            return Ok(answer);
         }
         let _lock = self.lock(target)?;
         if let Some(drift) = self.reload(target)? {
@@ -185,11 +182,8 @@ impl MemoryStore {
                 "new_content cannot be empty. Use 'remove' to delete entries.",
             ));
         }
-        if new_content.contains(entries::DELIMITER) {
-            return Ok(refusal(MESSAGE_DELIMITER));
-        }
-        if let Some(message) = threat::first_threat_message(new_content, Scope::Strict) {
-            return Ok(refusal(&message));
+        if let Some(answer) = unwritable(new_content) {
+            return Ok(answer);
         }
         let _lock = self.lock(target)?;
         if let Some(drift) = self.reload(target)? {
@@ -426,6 +420,14 @@ impl MemoryStore {
             "note": NOTE_DONE,
         })
     }
+}
+
+/// The refusal for content no entry may hold (the delimiter, a threat pattern), if any.
+fn unwritable(content: &str) -> Option<Value> {
+    if content.contains(entries::DELIMITER) {
+        return Some(refusal(MESSAGE_DELIMITER));
+    }
+    threat::first_threat_message(content, Scope::Strict).map(|message| refusal(&message))
 }
 
 /// `{"success": false, "error": message}`.
