@@ -2,7 +2,7 @@
 //!
 //! `skills/.curator_backups/<YYYY-MM-DDTHH-MM-SSZ>[-NN]/` holds `skills.tar.gz` (every
 //! top-level entry of `skills/` but `.curator_backups` and `.hub`, sorted, recursive, names
-//! relative to `skills/`, gzip level 6), `cron-jobs.json` (a copy of `cron/jobs.json`) and
+//! relative to `skills/`, gzip level 1), `cron-jobs.json` (a copy of `cron/jobs.json`) and
 //! `manifest.json` — Hermes's layout, so either program restores the other's snapshots.
 //!
 //! Unlike Hermes, a second snapshot within one second never takes a freed lower id (Hermes
@@ -237,7 +237,7 @@ fn backup_cron_jobs(home: &Home, dest: &Path) -> Map<String, Json> {
     info
 }
 
-/// Writes `skills/` (less the excluded top-level entries) as a gzip level-6 tarball, in
+/// Writes `skills/` (less the excluded top-level entries) as a gzip level-1 tarball, in
 /// sorted order, symlinks stored as links. The tar stream is built on this thread and
 /// compressed on another, so reading the tree and compressing overlap.
 fn write_tarball(skills: &Path, archive: &Path) -> Result<(), BackupError> {
@@ -246,7 +246,7 @@ fn write_tarball(skills: &Path, archive: &Path) -> Result<(), BackupError> {
     std::thread::scope(|scope| {
         let compressor = scope.spawn(move || -> std::io::Result<File> {
             let mut gz =
-                GzEncoder::new(BufWriter::with_capacity(1 << 20, file), Compression::new(6));
+                GzEncoder::new(BufWriter::with_capacity(1 << 20, file), Compression::fast());
             for chunk in rx {
                 gz.write_all(&chunk)?;
             }
