@@ -101,6 +101,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    hermes_loop::alloc::without_huge_pages();
     exit::run(BIN, || {
         let cli = Cli::parse();
         let now = hermes_loop::clock::now()?;

@@ -5,6 +5,7 @@
 //! `io, home, yaml, clock` ← `skills, memory, sessions, guard` ← `recall, hub, llm` ← `agent`
 //! ← `review, curator`.
 
+pub mod alloc;
 pub mod clock;
 pub mod curator;
 pub mod guard;
@@ -16,9 +17,3 @@ pub mod recall;
 pub mod sessions;
 pub mod skills;
 pub mod yaml;
-
-/// mimalloc for every binary: scans and indexes allocate many small strings across threads,
-/// where it cuts start-up and run time by a quarter against the system allocator (measured
-/// with `make bench`).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
