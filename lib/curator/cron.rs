@@ -127,6 +127,13 @@ pub fn skill_list(job: &Map<String, Json>) -> Vec<String> {
     dedup(raw.into_iter().map(|v| py_str(v).trim().to_string()))
 }
 
+/// A job's `id`, when it has a non-empty one (jobs without are left alone).
+fn job_id(job: &Map<String, Json>) -> Option<&str> {
+    job.get("id")
+        .and_then(Json::as_str)
+        .filter(|s| !s.is_empty())
+}
+
 fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for item in items {
@@ -249,13 +256,7 @@ pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkResto
     let mut by_id: Vec<(String, Option<Json>, Option<Json>)> = Vec::new();
     for job in &backup.jobs {
         let Json::Object(job) = job else { continue };
-        let Some(id) = job
-            .get("id")
-            .and_then(Json::as_str)
-            .filter(|s| !s.is_empty())
-        else {
-            continue;
-        };
+        let Some(id) = job_id(job) else { continue };
         by_id.push((
             id.to_string(),
             job.get("skills").filter(|v| !v.is_null()).cloned(),
@@ -277,13 +278,7 @@ pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkResto
         let mut changed = false;
         for job in live.iter_mut() {
             let Json::Object(job) = job else { continue };
-            let Some(id) = job
-                .get("id")
-                .and_then(Json::as_str)
-                .filter(|s| !s.is_empty())
-            else {
-                continue;
-            };
+            let Some(id) = job_id(job) else { continue };
             let id = id.to_string();
             live_ids.insert(id.clone());
             let Some((_, skills, skill)) = by_id.iter().find(|(bid, ..)| *bid == id) else {

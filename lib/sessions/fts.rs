@@ -49,14 +49,7 @@ pub fn repopulate(tx: &Connection, table: &FtsTable) -> rusqlite::Result<u64> {
     for (_, sql) in table.triggers {
         tx.execute_batch(sql)?;
     }
-    let rows = tx.execute(
-        &format!(
-            "INSERT INTO {}(rowid, content) SELECT id, {FTS_TEXT_SQL} FROM messages",
-            table.name
-        ),
-        [],
-    )?;
-    Ok(rows as u64)
+    fill_from_messages(tx, table)
 }
 
 /// Empties `table` and refills it from `messages` without recreating it: Python's
@@ -69,6 +62,11 @@ pub fn refill_in_place(tx: &Connection, table: &FtsTable) -> rusqlite::Result<u6
     if !is_empty {
         tx.execute(&format!("DELETE FROM {}", table.name), [])?;
     }
+    fill_from_messages(tx, table)
+}
+
+/// Indexes every row of `messages` into `table`, with the text Python's triggers index.
+fn fill_from_messages(tx: &Connection, table: &FtsTable) -> rusqlite::Result<u64> {
     let rows = tx.execute(
         &format!(
             "INSERT INTO {}(rowid, content) SELECT id, {FTS_TEXT_SQL} FROM messages",
