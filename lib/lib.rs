@@ -16,4 +16,5 @@ pub mod pytext;
 pub mod recall;
 pub mod sessions;
 pub mod skills;
+pub mod tools;
 pub mod yaml;

@@ -1,0 +1,112 @@
+//! The model-facing local tools of the agent: `read_file`, `write_file`, `patch`,
+//! `search_files` and `terminal`. Each takes the model's JSON arguments and answers with the
+//! JSON object Hermes Agent 0.19.0 answers with (same keys, same order, same texts where the
+//! reference pins them), ready for `io::pyjson::tool_result`. Nothing here asks for approval:
+//! the caller decides that before calling `terminal`.
+//!
+//! Session state (the shell's directory and exported variables, what `read_file` has already
+//! shown) lives in a [`Workspace`] owned by the caller, one per conversation.
+
+mod args;
+mod diff;
+mod lint;
+mod output;
+mod patch;
+mod paths;
+mod read;
+mod reads;
+mod refuse;
+mod schema;
+mod search;
+mod shell;
+mod terminal;
+mod v4a;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use serde_json::{Map, Value};
+
+pub use patch::patch;
+pub use read::read_file;
+pub use schema::schemas;
+pub use search::search_files;
+pub use terminal::terminal;
+pub use write::write_file;
+
+/// The tool names this module answers, in the order `schemas()` lists them.
+pub const NAMES: [&str; 5] = [
+    "read_file",
+    "write_file",
+    "patch",
+    "search_files",
+    "terminal",
+];
+
+/// Foreground timeout of `terminal` when the model gives none (`terminal.timeout`).
+pub const DEFAULT_TIMEOUT_SECS: u64 = 180;
+
+/// The state one conversation's tools share.
+#[derive(Debug)]
+pub struct Workspace {
+    cwd: PathBuf,
+    hermes_home: PathBuf,
+    /// The shell's exported variables after the last command; `None` until a command has
+    /// run, so the first one inherits our own environment.
+    env: Option<Vec<(String, String)>>,
+    default_timeout: u64,
+    reads: reads::ReadLog,
+}
+
+impl Workspace {
+    /// A workspace whose shell starts in `cwd`; `hermes_home` is the HERMES_HOME whose
+    /// `config.yaml` and `.env` the file tools refuse to write.
+    pub fn new(cwd: PathBuf, hermes_home: PathBuf) -> Workspace {
+        Workspace {
+            cwd: paths::normalize(&cwd),
+            hermes_home,
+            env: None,
+            default_timeout: DEFAULT_TIMEOUT_SECS,
+            reads: reads::ReadLog::default(),
+        }
+    }
+
+    /// The shell's current directory, against which relative paths resolve.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn hermes_home(&self) -> &Path {
+        &self.hermes_home
+    }
+
+    /// Sets the `terminal` timeout used when the model passes none (config
+    /// `terminal.timeout`).
+    pub fn set_default_timeout(&mut self, secs: u64) {
+        self.default_timeout = secs.max(1);
+    }
+
+    /// Forgets which file regions `read_file` has shown, so the next read returns content
+    /// again. Call it when the context that held those reads is compressed away.
+    pub fn forget_reads(&mut self) {
+        self.reads = reads::ReadLog::default();
+    }
+}
+
+/// Runs the tool called `name`, or `None` when `name` is not one of [`NAMES`].
+pub fn call(
+    ws: &mut Workspace,
+    name: &str,
+    args: &Map<String, Value>,
+    cancel: &AtomicBool,
+) -> Option<Value> {
+    Some(match name {
+        "read_file" => read_file(ws, args),
+        "write_file" => write_file(ws, args),
+        "patch" => patch(ws, args),
+        "search_files" => search_files(ws, args),
+        "terminal" => terminal(ws, args, cancel),
+        _ => return None,
+    })
+}

@@ -1,0 +1,225 @@
+//! Running one command with `bash -c` in its own process group: stdout and stderr through
+//! one pipe (so they interleave as on a terminal), a deadline, a cancel flag polled while it
+//! runs, and the whole group killed on either, so `sleep 30 | cat` dies with its shell.
+//!
+//! Background jobs the command leaves behind may live on only if they let go of our pipe
+//! (`nohup job > log 2>&1 &`); one still writing to it after the shell has exited is killed
+//! with the group shortly after, or the tool would never return.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Output kept from the start and from the end of a command; what lies between is only
+/// counted. Far more than the 50,000 characters a result shows, so the cut there decides.
+const HEAD_BYTES: usize = 4 << 20;
+const TAIL_BYTES: usize = 4 << 20;
+/// Longest pause between checks of the child, the deadline and the cancel flag.
+const POLL: Duration = Duration::from_millis(50);
+/// How long the pipe may stay open after the shell exits before its holders are killed.
+const LINGER: Duration = Duration::from_millis(200);
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The shell exited with this code (128 + N for a signal N).
+    Exited(i32),
+    TimedOut,
+    Cancelled,
+}
+
+/// A finished run: how it ended and what it printed.
+#[derive(Debug)]
+pub struct Run {
+    pub end: End,
+    pub output: String,
+    /// Bytes printed but not kept (between head and tail).
+    pub dropped: u64,
+}
+
+/// What the reader thread has collected.
+#[derive(Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    dropped: u64,
+}
+
+impl Capture {
+    fn push(&mut self, mut bytes: &[u8]) {
+        let room = HEAD_BYTES - self.head.len();
+        let into_head = room.min(bytes.len());
+        self.head.extend_from_slice(&bytes[..into_head]);
+        bytes = &bytes[into_head..];
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(TAIL_BYTES);
+        if excess > 0 {
+            self.tail.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut bytes = self.head.clone();
+        bytes.extend(self.tail.iter());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// Runs `script` with `bash -c` in `cmd`'s directory and environment (already set by the
+/// caller), until it exits, `timeout` passes or `cancel` is set.
+pub fn run(mut cmd: Command, timeout: Duration, cancel: &AtomicBool) -> std::io::Result<Run> {
+    let (mut reader, writer) = std::io::pipe()?;
+    cmd.stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .process_group(0);
+    let mut child = cmd.spawn()?;
+    // Our copies of the write end must close, or the pipe never reaches end of file.
+    drop(cmd);
+
+    let capture = Arc::new(Mutex::new(Capture::default()));
+    let eof = Arc::new(AtomicBool::new(false));
+    {
+        let capture = Arc::clone(&capture);
+        let eof = Arc::clone(&eof);
+        thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => lock(&capture).push(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+            eof.store(true, Ordering::Release);
+        });
+    }
+
+    let end = supervise(&mut child, timeout, cancel)?;
+    if !wait_for(&eof, LINGER) {
+        kill_group(&child);
+        // A holder that left our group (setsid) cannot be killed from here; stop waiting
+        // for it and keep what arrived. The reader thread ends when the holder does.
+        wait_for(&eof, LINGER);
+    }
+    let capture = lock(&capture);
+    Ok(Run {
+        end,
+        output: capture.text(),
+        dropped: capture.dropped,
+    })
+}
+
+fn supervise(child: &mut Child, timeout: Duration, cancel: &AtomicBool) -> std::io::Result<End> {
+    let deadline = Instant::now() + timeout;
+    // Short commands are the common case: check again soon, then back off to POLL.
+    let mut pause = Duration::from_millis(2);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let code = status
+                .code()
+                .or_else(|| status.signal().map(|s| 128 + s))
+                .unwrap_or(-1);
+            return Ok(End::Exited(code));
+        }
+        let stop = if cancel.load(Ordering::Relaxed) {
+            Some(End::Cancelled)
+        } else if Instant::now() >= deadline {
+            Some(End::TimedOut)
+        } else {
+            None
+        };
+        if let Some(end) = stop {
+            kill_group(child);
+            child.wait()?;
+            return Ok(end);
+        }
+        thread::sleep(pause.min(deadline.saturating_duration_since(Instant::now())));
+        pause = (pause * 2).min(POLL);
+    }
+}
+
+fn kill_group(child: &Child) {
+    let Ok(pgid) = i32::try_from(child.id()) else {
+        return;
+    };
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours. The group id is
+    // the child's pid (it was started with process_group(0)), and the child is not yet
+    // reaped when this runs, so the id cannot have been reused by an unrelated group.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+fn wait_for(flag: &AtomicBool, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    while !flag.load(Ordering::Acquire) {
+        if Instant::now() >= until {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+    true
+}
+
+fn lock(capture: &Mutex<Capture>) -> std::sync::MutexGuard<'_, Capture> {
+    // A panic in the reader thread leaves the bytes it had stored intact.
+    capture.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(script: &str) -> Command {
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    #[test]
+    fn stdout_and_stderr_share_one_stream() {
+        let never = AtomicBool::new(false);
+        let run = run(
+            bash("echo out; echo err >&2; exit 3"),
+            Duration::from_secs(10),
+            &never,
+        )
+        .expect("run");
+        assert_eq!(run.end, End::Exited(3));
+        assert_eq!(run.output, "out\nerr\n");
+    }
+
+    #[test]
+    fn a_background_job_holding_the_pipe_does_not_hang_the_call() {
+        let never = AtomicBool::new(false);
+        let started = Instant::now();
+        let run = run(
+            bash("sleep 30 & echo done"),
+            Duration::from_secs(10),
+            &never,
+        )
+        .expect("run");
+        assert_eq!(run.end, End::Exited(0));
+        assert_eq!(run.output, "done\n");
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn capture_keeps_head_and_tail_and_counts_the_middle() {
+        let mut c = Capture::default();
+        c.push(&vec![b'a'; HEAD_BYTES]);
+        c.push(&[b'b'; 10]);
+        c.push(&vec![b'c'; TAIL_BYTES]);
+        assert_eq!(c.dropped, 10);
+        assert_eq!(c.head.len(), HEAD_BYTES);
+        assert!(c.tail.iter().all(|b| *b == b'c'));
+    }
+}

@@ -1,0 +1,356 @@
+//! `terminal`: one shell command per call, with the session's state carried between calls as
+//! if one shell ran them all: a `cd` and the exported variables persist. Each command runs
+//! in a fresh `bash -c` whose EXIT trap writes its final directory and environment to two
+//! private temp files, which become the next command's starting point. A command that is
+//! killed (timeout, cancel) changes neither.
+//!
+//! `workdir` runs one command elsewhere without moving the session: its final directory is
+//! not kept (its exported variables are). `pty`, `notify_on_complete` and `watch_patterns`
+//! are accepted and ignored; `background=true` is refused, there being no process registry
+//! here to poll a background job with. Unlike upstream, output is not scanned for secrets.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::output::{MAX_OUTPUT_CHARS, clean, truncate_with_hidden};
+use super::shell::{End, run};
+use super::{Workspace, args, paths};
+
+/// Longest foreground timeout the model may ask for.
+const MAX_TIMEOUT_SECS: i64 = 600;
+
+pub fn terminal(ws: &mut Workspace, args: &Map<String, Value>, cancel: &AtomicBool) -> Value {
+    let Some(command) = args::string(args, "command").filter(|c| !c.trim().is_empty()) else {
+        return json!({"error": "command is required"});
+    };
+    if args::flag(args, "background", false) {
+        return json!({"error": "background=true is not supported here: run the command in the foreground (timeout up to 600s), or detach it yourself with its output sent to a file (nohup cmd > log 2>&1 &) and check the file later."});
+    }
+    let timeout = match args::int(args, "timeout") {
+        Some(t) if t > MAX_TIMEOUT_SECS => {
+            return json!({"error": format!(
+                "Foreground timeout {t}s exceeds the maximum of {MAX_TIMEOUT_SECS}s. Use background=true with notify_on_complete=true for long-running commands."
+            )});
+        }
+        Some(t) => t.max(1) as u64,
+        None => ws.default_timeout,
+    };
+    let workdir = args::string(args, "workdir").filter(|w| !w.is_empty());
+    let dir = match workdir {
+        Some(w) => paths::resolve(ws.cwd(), w),
+        None => ws.cwd().to_path_buf(),
+    };
+    if !dir.is_dir() {
+        return failure(format!(
+            "Working directory does not exist: {}",
+            dir.display()
+        ));
+    }
+    let side = match SideFiles::create() {
+        Ok(s) => s,
+        Err(e) => return failure(format!("Cannot create the shell's state files: {e}")),
+    };
+    let script = format!(
+        "trap '__hermes_rc=$?; builtin pwd > \"{}\" 2>/dev/null; env -0 > \"{}\" 2>/dev/null; exit $__hermes_rc' EXIT\n{command}\n",
+        side.cwd.display(),
+        side.env.display()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c").arg(script).current_dir(&dir);
+    if let Some(env) = &ws.env {
+        cmd.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+    }
+    let ran = match run(cmd, Duration::from_secs(timeout), cancel) {
+        Ok(r) => r,
+        Err(e) => return failure(format!("Failed to run bash: {e}")),
+    };
+    let output = truncate_with_hidden(&clean(&ran.output), MAX_OUTPUT_CHARS, ran.dropped);
+    match ran.end {
+        End::Exited(code) => {
+            side.carry_over(ws, workdir.is_none());
+            json!({"output": output, "exit_code": code, "error": null})
+        }
+        End::TimedOut => {
+            let note = format!("[Command timed out after {timeout}s]");
+            let output = if output.is_empty() {
+                note
+            } else {
+                format!("{output}\n\n{note}")
+            };
+            json!({"output": output, "exit_code": 124, "error": null})
+        }
+        End::Cancelled => json!({
+            "output": output,
+            "exit_code": 130,
+            "error": "Command interrupted: the user cancelled it",
+        }),
+    }
+}
+
+fn failure(error: String) -> Value {
+    json!({"output": "", "exit_code": -1, "error": error})
+}
+
+/// The two files the EXIT trap writes, removed when dropped.
+struct SideFiles {
+    cwd: PathBuf,
+    env: PathBuf,
+}
+
+impl SideFiles {
+    fn create() -> std::io::Result<SideFiles> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let mut base = std::env::temp_dir();
+        // The paths go into a shell script between double quotes inside single quotes.
+        if base.to_string_lossy().contains(['"', '\'', '$', '`', '\\']) {
+            base = PathBuf::from("/tmp");
+        }
+        let stem = format!("hermes-terminal-{}-{n}", std::process::id());
+        let files = SideFiles {
+            cwd: base.join(format!("{stem}.cwd")),
+            env: base.join(format!("{stem}.env")),
+        };
+        for path in [&files.cwd, &files.env] {
+            // Private: the environment may hold API keys.
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)?;
+        }
+        Ok(files)
+    }
+
+    /// Takes the shell's final directory (when `keep_cwd`) and environment into `ws`. An
+    /// empty file means the trap did not run (the command replaced its EXIT trap, or `env`
+    /// was not on its PATH): the state is kept as it was.
+    fn carry_over(&self, ws: &mut Workspace, keep_cwd: bool) {
+        if keep_cwd && let Ok(text) = std::fs::read_to_string(&self.cwd) {
+            let dir = text.strip_suffix('\n').unwrap_or(&text);
+            if !dir.is_empty() && Path::new(dir).is_dir() {
+                ws.cwd = paths::normalize(Path::new(dir));
+            }
+        }
+        if let Ok(bytes) = std::fs::read(&self.env)
+            && !bytes.is_empty()
+        {
+            ws.env = Some(parse_env(&bytes));
+        }
+    }
+}
+
+impl Drop for SideFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.cwd);
+        let _ = std::fs::remove_file(&self.env);
+    }
+}
+
+/// `env -0` output as pairs. `SHLVL` goes back to our own value, or each call would nest
+/// one level deeper; `_` is the shell's scratch variable.
+fn parse_env(bytes: &[u8]) -> Vec<(String, String)> {
+    let ours = std::env::var("SHLVL").ok();
+    let mut out: Vec<(String, String)> = bytes
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let text = String::from_utf8_lossy(entry);
+            let (k, v) = text.split_once('=')?;
+            (!k.is_empty() && k != "_" && k != "SHLVL").then(|| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    if let Some(level) = ours {
+        out.push(("SHLVL".to_string(), level));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::pyjson::tool_result;
+    use std::time::Instant;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canon");
+        let ws = Workspace::new(root.clone(), root.join("hh"));
+        (dir, ws)
+    }
+
+    fn sh(ws: &mut Workspace, args: Value) -> String {
+        tool_result(&terminal(ws, &map(args), &AtomicBool::new(false)))
+    }
+
+    #[test]
+    fn echo() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            sh(&mut ws, json!({"command": "echo hi"})),
+            r#"{"output": "hi", "exit_code": 0, "error": null}"#
+        );
+    }
+
+    #[test]
+    fn cd_persists_across_calls() {
+        let (_dir, mut ws) = workspace();
+        let start = ws.cwd().display().to_string();
+        assert_eq!(
+            sh(&mut ws, json!({"command": "pwd; cd /; pwd"})),
+            format!(r#"{{"output": "{start}\n/", "exit_code": 0, "error": null}}"#)
+        );
+        assert_eq!(ws.cwd(), Path::new("/"));
+        assert_eq!(
+            sh(&mut ws, json!({"command": "pwd; false"})),
+            r#"{"output": "/", "exit_code": 1, "error": null}"#
+        );
+    }
+
+    #[test]
+    fn exported_variables_persist_and_workdir_does_not_move_the_session() {
+        let (_dir, mut ws) = workspace();
+        let start = ws.cwd().to_path_buf();
+        sh(
+            &mut ws,
+            json!({"command": "export HERMES_TEST_X=42; cd /tmp; exit 0"}),
+        );
+        assert_eq!(ws.cwd(), Path::new("/tmp"));
+        assert_eq!(
+            sh(
+                &mut ws,
+                json!({"command": "pwd; echo $HERMES_TEST_X", "workdir": start.display().to_string()})
+            ),
+            format!(
+                r#"{{"output": "{}\n42", "exit_code": 0, "error": null}}"#,
+                start.display()
+            )
+        );
+        assert_eq!(ws.cwd(), Path::new("/tmp"));
+    }
+
+    #[test]
+    fn timeout_gives_124() {
+        let (_dir, mut ws) = workspace();
+        let started = Instant::now();
+        assert_eq!(
+            sh(&mut ws, json!({"command": "sleep 5", "timeout": 1})),
+            r#"{"output": "[Command timed out after 1s]", "exit_code": 124, "error": null}"#
+        );
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    #[test]
+    fn foreground_timeout_above_600_is_refused() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            sh(&mut ws, json!({"command": "true", "timeout": 601})),
+            r#"{"error": "Foreground timeout 601s exceeds the maximum of 600s. Use background=true with notify_on_complete=true for long-running commands."}"#
+        );
+    }
+
+    #[test]
+    fn background_is_refused_clearly() {
+        let (_dir, mut ws) = workspace();
+        let out = terminal(
+            &mut ws,
+            &map(json!({"command": "sleep 1", "background": true})),
+            &AtomicBool::new(false),
+        );
+        assert!(
+            out["error"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("background=true is not supported here")
+        );
+    }
+
+    #[test]
+    fn long_output_is_cut_with_exact_counts() {
+        let (_dir, mut ws) = workspace();
+        let out = terminal(
+            &mut ws,
+            &map(json!({"command": "seq 1 30000"})),
+            &AtomicBool::new(false),
+        );
+        let text = out["output"].as_str().unwrap_or("");
+        assert_eq!(text.chars().count(), 50_000);
+        assert!(text.starts_with("1\n2\n3\n"));
+        assert!(text.ends_with("29999\n30000"));
+        assert!(text.contains(
+            "\n\n... [OUTPUT TRUNCATED - 118,968 chars omitted out of 168,893 total] ...\n\n"
+        ));
+        assert_eq!(out["exit_code"], 0);
+    }
+
+    #[test]
+    fn ansi_colour_is_stripped() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            sh(
+                &mut ws,
+                json!({"command": "printf '\\033[31mred\\033[0m\\n\\n'"})
+            ),
+            r#"{"output": "red", "exit_code": 0, "error": null}"#
+        );
+    }
+
+    #[test]
+    fn cancel_kills_the_process_group_promptly() {
+        let (_dir, mut ws) = workspace();
+        let cancel = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&cancel);
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let out = terminal(
+            &mut ws,
+            &map(json!({"command": "echo started; sleep 30 | cat"})),
+            &cancel,
+        );
+        let _ = setter.join();
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            tool_result(&out),
+            r#"{"output": "started", "exit_code": 130, "error": "Command interrupted: the user cancelled it"}"#
+        );
+    }
+
+    #[test]
+    fn a_missing_workdir_is_an_error() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            sh(
+                &mut ws,
+                json!({"command": "true", "workdir": "/nonexistent-dir-x"})
+            ),
+            r#"{"output": "", "exit_code": -1, "error": "Working directory does not exist: /nonexistent-dir-x"}"#
+        );
+    }
+
+    #[test]
+    fn env_parsing_drops_scratch_variables() {
+        let parsed = parse_env(b"A=1\0_=/usr/bin/env\0B=x=y\0SHLVL=7\0");
+        assert_eq!(parsed[0], ("A".to_string(), "1".to_string()));
+        assert_eq!(parsed[1], ("B".to_string(), "x=y".to_string()));
+        assert!(!parsed.iter().any(|(k, v)| k == "_" || v == "7"));
+    }
+}
