@@ -60,9 +60,14 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// A workspace whose shell starts in `cwd`; `hermes_home` is the HERMES_HOME whose
-    /// `config.yaml` and `.env` the file tools refuse to write.
+    /// A workspace whose shell starts in `cwd` (a relative one is taken against our own
+    /// current directory); `hermes_home` is the HERMES_HOME whose `config.yaml` and `.env`
+    /// the file tools refuse to write. Commands start with this process's environment.
     pub fn new(cwd: PathBuf, hermes_home: PathBuf) -> Workspace {
+        let cwd = match std::env::current_dir() {
+            Ok(here) if cwd.is_relative() => here.join(cwd),
+            _ => cwd,
+        };
         Workspace {
             cwd: paths::normalize(&cwd),
             hermes_home,
@@ -87,6 +92,12 @@ impl Workspace {
         self.default_timeout = secs.max(1);
     }
 
+    /// Replaces the environment the next command starts with (for instance this process's
+    /// minus the model provider's API keys); later commands inherit what it exports.
+    pub fn set_env(&mut self, vars: Vec<(String, String)>) {
+        self.env = Some(vars);
+    }
+
     /// Forgets which file regions `read_file` has shown, so the next read returns content
     /// again. Call it when the context that held those reads is compressed away.
     pub fn forget_reads(&mut self) {
@@ -109,4 +120,47 @@ pub fn call(
         "terminal" => terminal(ws, args, cancel),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn call_dispatches_by_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut ws = Workspace::new(dir.path().to_path_buf(), dir.path().join("hh"));
+        let never = AtomicBool::new(false);
+        assert_eq!(call(&mut ws, "memory", &Map::new(), &never), None);
+        assert_eq!(
+            call(&mut ws, "read_file", &map(json!({"path": "x"})), &never)
+                .map(|v| v["error"].clone()),
+            Some(json!("File not found: x"))
+        );
+    }
+
+    #[test]
+    fn set_env_is_what_the_next_command_sees() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut ws = Workspace::new(dir.path().to_path_buf(), dir.path().join("hh"));
+        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+        ws.set_env(vec![
+            ("PATH".into(), path),
+            ("ONLY_THIS".into(), "1".into()),
+        ]);
+        let out = terminal(
+            &mut ws,
+            &map(json!({"command": "echo \"$ONLY_THIS-${HOME:-nohome}\""})),
+            &AtomicBool::new(false),
+        );
+        assert_eq!(out["output"], "1-nohome");
+    }
 }

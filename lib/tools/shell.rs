@@ -122,7 +122,16 @@ fn supervise(child: &mut Child, timeout: Duration, cancel: &AtomicBool) -> std::
     // Short commands are the common case: check again soon, then back off to POLL.
     let mut pause = Duration::from_millis(2);
     loop {
-        if let Some(status) = child.try_wait()? {
+        let status = match child.try_wait() {
+            Ok(s) => s,
+            Err(e) => {
+                // Without a way to watch it, the command must not run on unsupervised.
+                kill_group(child);
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        if let Some(status) = status {
             let code = status
                 .code()
                 .or_else(|| status.signal().map(|s| 128 + s))
@@ -151,8 +160,9 @@ fn kill_group(child: &Child) {
         return;
     };
     // SAFETY: kill(2) takes plain integers and touches no memory of ours. The group id is
-    // the child's pid (it was started with process_group(0)), and the child is not yet
-    // reaped when this runs, so the id cannot have been reused by an unrelated group.
+    // the child's pid (it was started with process_group(0)). Before the child is reaped that
+    // id is ours; after, the kernel does not hand the number out again while any process
+    // is still in the group, and with none left the call finds nothing (ESRCH).
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
     }

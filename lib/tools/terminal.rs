@@ -44,7 +44,14 @@ pub fn terminal(ws: &mut Workspace, args: &Map<String, Value>, cancel: &AtomicBo
     let workdir = args::string(args, "workdir").filter(|w| !w.is_empty());
     let dir = match workdir {
         Some(w) => paths::resolve(ws.cwd(), w),
-        None => ws.cwd().to_path_buf(),
+        None => {
+            // A command may delete the directory the session stands in; a shell would carry
+            // on there, so carry on from the nearest directory that still exists.
+            if let Some(alive) = ws.cwd.ancestors().find(|d| d.is_dir()) {
+                ws.cwd = alive.to_path_buf();
+            }
+            ws.cwd().to_path_buf()
+        }
     };
     if !dir.is_dir() {
         return failure(format!(
@@ -253,6 +260,39 @@ mod tests {
     }
 
     #[test]
+    fn timeout_keeps_what_was_printed_before_it() {
+        let (_dir, mut ws) = workspace();
+        let start = ws.cwd().to_path_buf();
+        assert_eq!(
+            sh(
+                &mut ws,
+                json!({"command": "echo partial; cd /; sleep 5", "timeout": 1})
+            ),
+            r#"{"output": "partial\n\n[Command timed out after 1s]", "exit_code": 124, "error": null}"#
+        );
+        // A killed command leaves the session where it was.
+        assert_eq!(ws.cwd(), start);
+    }
+
+    #[test]
+    fn a_syntax_error_reports_bash_and_exit_2() {
+        let (_dir, mut ws) = workspace();
+        let out = terminal(
+            &mut ws,
+            &map(json!({"command": "if then"})),
+            &AtomicBool::new(false),
+        );
+        assert_eq!(out["exit_code"], 2);
+        assert!(
+            out["output"]
+                .as_str()
+                .unwrap_or("")
+                .contains("syntax error near unexpected token `then'"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn foreground_timeout_above_600_is_refused() {
         let (_dir, mut ws) = workspace();
         assert_eq!(
@@ -331,6 +371,22 @@ mod tests {
         assert_eq!(
             tool_result(&out),
             r#"{"output": "started", "exit_code": 130, "error": "Command interrupted: the user cancelled it"}"#
+        );
+    }
+
+    #[test]
+    fn a_deleted_session_directory_falls_back_to_its_parent() {
+        let (_dir, mut ws) = workspace();
+        let parent = ws.cwd().to_path_buf();
+        sh(&mut ws, json!({"command": "mkdir gone && cd gone"}));
+        assert_eq!(ws.cwd(), parent.join("gone"));
+        std::fs::remove_dir(parent.join("gone")).expect("rmdir");
+        assert_eq!(
+            sh(&mut ws, json!({"command": "pwd"})),
+            format!(
+                r#"{{"output": "{}", "exit_code": 0, "error": null}}"#,
+                parent.display()
+            )
         );
     }
 

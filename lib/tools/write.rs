@@ -64,19 +64,29 @@ pub(super) fn store(path: &Path, content: &str) -> Result<bool, String> {
     Ok(dirs_created)
 }
 
-static NUMBERED_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\s*\d+\|").ok());
+static NUMBERED_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\s*(\d+)\|").ok());
 
-/// Content whose every non-blank line starts `N|`, over at least two lines: the model pasted
-/// `read_file` output back, and writing it would bake the line numbers into the file.
+/// Content whose non-blank lines all start with consecutive `N|` numbers, over at least two
+/// lines: the model pasted `read_file` output back, and writing it would bake the line
+/// numbers into the file. (Consecutive, so that most pipe-separated data still passes.)
 fn looks_like_read_output(content: &str) -> bool {
     let Some(re) = NUMBERED_LINE.as_ref() else {
         return false;
     };
+    let mut expected: Option<u64> = None;
     let mut numbered = 0;
     for line in content.lines().filter(|l| !l.trim().is_empty()) {
-        if !re.is_match(line) {
+        let Some(n) = re
+            .captures(line)
+            .and_then(|c| c.get(1))
+            .and_then(|m| m.as_str().parse::<u64>().ok())
+        else {
+            return false;
+        };
+        if expected.is_some_and(|e| e != n) {
             return false;
         }
+        expected = n.checked_add(1);
         numbered += 1;
     }
     numbered >= 2
@@ -178,9 +188,14 @@ mod tests {
                 .starts_with("Refusing to write: every line")
         );
         assert!(!ws.cwd().join("a.txt").exists());
-        // One such line is ordinary content.
+        // One such line, or numbers that do not count up, are ordinary content.
         let ok = write_file(&mut ws, &map(json!({"path": "b.txt", "content": "1|x\n"})));
         assert_eq!(ok["bytes_written"], 4);
+        let ok = write_file(
+            &mut ws,
+            &map(json!({"path": "c.txt", "content": "7|x\n3|y\n"})),
+        );
+        assert_eq!(ok["bytes_written"], 8);
     }
 
     #[test]
