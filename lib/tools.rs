@@ -9,6 +9,7 @@
 
 mod args;
 mod diff;
+mod ignore;
 mod lint;
 mod output;
 mod patch;

@@ -1,7 +1,7 @@
 //! `search_files`: regex search of file contents, or glob search of file names, in-process.
 //!
 //! Hidden files and directories below the start directory are skipped, as ripgrep skips
-//! them; the start directory itself is searched even when its own name is hidden or is `.`
+//! them, and so is what ignore files list (see `ignore`); the start directory itself is searched even when its own name is hidden or is `.`
 //! (upstream's grep fallback excluded `.` itself and found nothing, reference §10 Q6).
 //! Files holding a NUL byte in their first 8 KiB count as binary and are not searched.
 //! Results come in path order, so the same tree always pages the same way.
@@ -19,6 +19,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use walkdir::WalkDir;
 
+use super::ignore::Ignores;
 use super::{Workspace, args, paths};
 
 const DEFAULT_LIMIT: i64 = 50;
@@ -188,13 +189,19 @@ fn grep(
 }
 
 /// The relative paths of the regular files under `root` (just `""` when `root` is a file),
-/// hidden entries below `root` left out, in path order.
+/// hidden and ignored entries below `root` left out, in path order. The root itself is
+/// searched whatever its name, as a path given explicitly is.
 fn walk(root: &Path) -> impl Iterator<Item = String> + '_ {
+    let mut ignores = Ignores::new(root);
     WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_entry(move |e| {
+            e.depth() == 0
+                || !(e.file_name().to_string_lossy().starts_with('.')
+                    || ignores.is_ignored(e.path(), e.file_type().is_dir()))
+        })
         // Unreadable directories are skipped, as ripgrep skips them.
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
@@ -295,6 +302,8 @@ mod tests {
             (".git/config", "BETA hidden\n"),
             ("src/.cache/x.txt", "BETA hidden\n"),
             ("bin/blob", "BETA\0binary"),
+            (".ignore", "skipped/\n"),
+            ("skipped/a.txt", "BETA ignored\n"),
         ] {
             let p = root.join(rel);
             std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
