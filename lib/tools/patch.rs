@@ -42,7 +42,8 @@ fn replace(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
     };
     let replace_all = args::flag(args, "replace_all", false);
     let path = paths::resolve(ws.cwd(), given);
-    if let Some(refusal) = write_refusal(given, &path, ws.hermes_home()) {
+    let cross_profile = args::flag(args, "cross_profile", false);
+    if let Some(refusal) = write_refusal(given, &path, ws.hermes_home(), cross_profile) {
         return failure(refusal);
     }
     let content = match read_text(&path, given) {
@@ -85,7 +86,7 @@ fn apply_v4a(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
         Ok(ops) => ops,
         Err(e) => return failure(format!("Invalid V4A patch: {e}")),
     };
-    let changes = match plan(ws, &ops) {
+    let changes = match plan(ws, &ops, args::flag(args, "cross_profile", false)) {
         Ok(c) => c,
         Err(e) => return failure(e),
     };
@@ -137,12 +138,12 @@ fn apply_v4a(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
 
 /// Every file's end state after `ops`, computed without writing anything. Later operations
 /// see the results of earlier ones on the same file.
-fn plan(ws: &Workspace, ops: &[Op]) -> Result<Vec<Change>, String> {
+fn plan(ws: &Workspace, ops: &[Op], cross_profile: bool) -> Result<Vec<Change>, String> {
     let mut order: Vec<PathBuf> = Vec::new();
     let mut staged: HashMap<PathBuf, (Option<String>, Option<String>)> = HashMap::new();
     let target = |given: &str| -> Result<PathBuf, String> {
         let path = paths::resolve(ws.cwd(), given);
-        match write_refusal(given, &path, ws.hermes_home()) {
+        match write_refusal(given, &path, ws.hermes_home(), cross_profile) {
             Some(refusal) => Err(refusal),
             None => Ok(path),
         }

@@ -19,7 +19,12 @@ pub fn write_file(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
         return json!({"error": "content is required and must be a string"});
     };
     let path = paths::resolve(ws.cwd(), given);
-    if let Some(refusal) = write_refusal(given, &path, ws.hermes_home()) {
+    if let Some(refusal) = write_refusal(
+        given,
+        &path,
+        ws.hermes_home(),
+        args::flag(args, "cross_profile", false),
+    ) {
         return json!({ "error": refusal });
     }
     if looks_like_read_output(content) {
