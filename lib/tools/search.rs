@@ -1,10 +1,18 @@
 //! `search_files`: regex search of file contents, or glob search of file names, in-process.
 //!
 //! Hidden files and directories below the start directory are skipped, as ripgrep skips
-//! them, and so is what ignore files list (see `ignore`); the start directory itself is searched even when its own name is hidden or is `.`
-//! (upstream's grep fallback excluded `.` itself and found nothing, reference §10 Q6).
+//! them, and so is what ignore files list (see `ignore`); the start directory itself is
+//! searched even when its own name is hidden or is `.` (upstream's grep fallback excluded
+//! `.` itself and found nothing, reference §10 Q6).
 //! Files holding a NUL byte in their first 8 KiB count as binary and are not searched.
 //! Results come in path order, so the same tree always pages the same way.
+//!
+//! Answers: content `{"total_count", "matches": [{"path", "line", "content"}]}`, where with
+//! `context` > 0 each match also carries `"before"` and `"after"` arrays of its neighbouring
+//! lines (our shape: upstream's context lines are not pinned by the reference);
+//! `files_only` and file-name search `{"total_count", "files": [...]}`; `count`
+//! `{"total_count", "counts": {path: n}}`; nothing found `{"total_count": 0}`.
+//! `total_count` counts everything found; `offset`/`limit` page the list.
 //!
 //! Paths are shown as ripgrep shows them: under the given directory (`src/a.rs` for
 //! `path="src"`), without a leading `./` for content results when searching `.`, and with it
