@@ -10,6 +10,7 @@
 mod args;
 mod diff;
 mod ignore;
+mod lines;
 mod lint;
 mod output;
 mod patch;

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::lines::read_capped;
 use super::reads::Stamp;
 use super::{Workspace, args, paths};
 use crate::pytext::thousands;
@@ -20,6 +21,8 @@ const DEFAULT_LIMIT: i64 = 500;
 const MAX_LIMIT: i64 = 2000;
 /// A longer line is cut (minified files would otherwise fill a page with one line).
 const MAX_LINE_CHARS: usize = 2000;
+/// Bytes kept of a line: enough for one character past the cut in any UTF-8.
+const LINE_CAP_BYTES: usize = (MAX_LINE_CHARS + 1) * 4;
 /// A page stops at the line that would take it past this many characters
 /// (`file_read_max_chars`).
 const MAX_PAGE_CHARS: usize = 100_000;
@@ -172,7 +175,7 @@ fn read_page<R: BufRead>(reader: &mut R, offset: u64, limit: u64) -> std::io::Re
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        if read_capped(reader, &mut buf, LINE_CAP_BYTES)? == 0 {
             break;
         }
         total += 1;
@@ -201,7 +204,6 @@ fn read_page<R: BufRead>(reader: &mut R, offset: u64, limit: u64) -> std::io::Re
 
 /// `N|text` for one raw line, its ending dropped and its length capped.
 fn numbered(n: u64, raw: &[u8]) -> String {
-    let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     let text = String::from_utf8_lossy(raw);
     match text.char_indices().nth(MAX_LINE_CHARS) {

@@ -28,12 +28,15 @@ use serde_json::{Map, Value, json};
 use walkdir::WalkDir;
 
 use super::ignore::Ignores;
+use super::lines::read_capped;
 use super::{Workspace, args, paths};
 
 const DEFAULT_LIMIT: i64 = 50;
 /// A matched line longer than this is cut (minified files).
 const MAX_LINE_CHARS: usize = 500;
 const SNIFF_BYTES: usize = 8192;
+/// Bytes of a line searched; the rest of a longer one (a minified bundle) is not.
+const LINE_CAP_BYTES: usize = 1 << 20;
 
 pub fn search_files(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
     let Some(pattern) = args::string(args, "pattern").filter(|p| !p.is_empty()) else {
@@ -269,11 +272,10 @@ fn text_lines(path: &Path) -> Option<Vec<String>> {
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
+        match read_capped(&mut reader, &mut buf, LINE_CAP_BYTES) {
             Ok(0) => break,
             Ok(_) => {
-                let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
-                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                let raw = buf.strip_suffix(b"\r").unwrap_or(&buf);
                 lines.push(String::from_utf8_lossy(raw).into_owned());
             }
             Err(_) => return None,
