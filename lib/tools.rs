@@ -50,7 +50,6 @@ pub const NAMES: [&str; 5] = [
 pub const DEFAULT_TIMEOUT_SECS: u64 = 180;
 
 /// The state one conversation's tools share.
-#[derive(Debug)]
 pub struct Workspace {
     cwd: PathBuf,
     hermes_home: PathBuf,
@@ -104,6 +103,19 @@ impl Workspace {
     /// again. Call it when the context that held those reads is compressed away.
     pub fn forget_reads(&mut self) {
         self.reads = reads::ReadLog::default();
+    }
+}
+
+// By hand, so that a debug print of the workspace cannot leak the API keys in its
+// environment.
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("cwd", &self.cwd)
+            .field("hermes_home", &self.hermes_home)
+            .field("env_vars", &self.env.as_ref().map(Vec::len))
+            .field("default_timeout", &self.default_timeout)
+            .finish_non_exhaustive()
     }
 }
 
@@ -164,5 +176,7 @@ mod tests {
             &AtomicBool::new(false),
         );
         assert_eq!(out["output"], "1-nohome");
+        let shown = format!("{ws:?}");
+        assert!(!shown.contains("ONLY_THIS"), "{shown}");
     }
 }
