@@ -5,12 +5,14 @@
 //! `io, home, yaml, clock` ← `skills, memory, sessions, guard` ← `recall, hub, llm` ← `agent`
 //! ← `review, curator`.
 
+pub mod agent;
 pub mod alloc;
 pub mod clock;
 pub mod curator;
 pub mod guard;
 pub mod home;
 pub mod io;
+pub mod llm;
 pub mod memory;
 pub mod pytext;
 pub mod recall;

@@ -31,8 +31,43 @@ impl Dumps {
 /// Serialises `value` as `json.dumps` with `options` would.
 pub fn dumps(value: &Value, options: Dumps) -> String {
     let mut out = String::new();
-    write_value(value, options, 0, &mut out);
+    write_value(value, Layout::spaced(options), 0, &mut out);
     out
+}
+
+/// `json.dumps(value, separators=(",", ":"), sort_keys=True)`: the form Hermes re-serialises
+/// tool-call arguments into before it sends them (reference `agent` §2.3).
+pub fn compact_sorted(value: &Value) -> String {
+    let layout = Layout {
+        options: Dumps {
+            indent: None,
+            ensure_ascii: true,
+            sort_keys: true,
+        },
+        item_sep: ",",
+        key_sep: ":",
+    };
+    let mut out = String::new();
+    write_value(value, layout, 0, &mut out);
+    out
+}
+
+/// The options plus the two separators, which only the compact form changes.
+#[derive(Clone, Copy)]
+struct Layout {
+    options: Dumps,
+    item_sep: &'static str,
+    key_sep: &'static str,
+}
+
+impl Layout {
+    fn spaced(options: Dumps) -> Layout {
+        Layout {
+            options,
+            item_sep: ", ",
+            key_sep: ": ",
+        }
+    }
 }
 
 /// `json.dumps(value, ensure_ascii=False)`.
@@ -40,7 +75,8 @@ pub fn tool_result(value: &Value) -> String {
     dumps(value, Dumps::TOOL_RESULT)
 }
 
-fn write_value(value: &Value, options: Dumps, depth: usize, out: &mut String) {
+fn write_value(value: &Value, layout: Layout, depth: usize, out: &mut String) {
+    let options = layout.options;
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
@@ -60,8 +96,8 @@ fn write_value(value: &Value, options: Dumps, depth: usize, out: &mut String) {
             }
             out.push('[');
             for (i, item) in items.iter().enumerate() {
-                separator(i, options, depth + 1, out);
-                write_value(item, options, depth + 1, out);
+                separator(i, layout, depth + 1, out);
+                write_value(item, layout, depth + 1, out);
             }
             closing(options, depth, out);
             out.push(']');
@@ -77,10 +113,10 @@ fn write_value(value: &Value, options: Dumps, depth: usize, out: &mut String) {
                 entries.sort_by(|a, b| a.0.cmp(b.0));
             }
             for (i, (key, item)) in entries.into_iter().enumerate() {
-                separator(i, options, depth + 1, out);
+                separator(i, layout, depth + 1, out);
                 write_string(key, options.ensure_ascii, out);
-                out.push_str(": ");
-                write_value(item, options, depth + 1, out);
+                out.push_str(layout.key_sep);
+                write_value(item, layout, depth + 1, out);
             }
             closing(options, depth, out);
             out.push('}');
@@ -88,8 +124,8 @@ fn write_value(value: &Value, options: Dumps, depth: usize, out: &mut String) {
     }
 }
 
-fn separator(index: usize, options: Dumps, depth: usize, out: &mut String) {
-    match options.indent {
+fn separator(index: usize, layout: Layout, depth: usize, out: &mut String) {
+    match layout.options.indent {
         Some(width) => {
             if index > 0 {
                 out.push(',');
@@ -97,7 +133,7 @@ fn separator(index: usize, options: Dumps, depth: usize, out: &mut String) {
             out.push('\n');
             out.extend(std::iter::repeat_n(' ', width * depth));
         }
-        None if index > 0 => out.push_str(", "),
+        None if index > 0 => out.push_str(layout.item_sep),
         None => {}
     }
 }

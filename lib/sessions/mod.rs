@@ -22,6 +22,7 @@ pub mod error;
 pub mod export;
 pub mod fts;
 pub mod ingest;
+pub mod live;
 pub mod maintain;
 pub mod migrate;
 pub mod record;

@@ -1,0 +1,778 @@
+//! The modes of `hermes-chat` (CLI.md § hermes-chat): one-shot (`-z`: the answer alone on
+//! stdout), JSON events (`--json`, Codex's `exec --json` envelope), JSONL turns on stdin
+//! (`--input-format jsonl`, with approvals as Claude Code's `control_request`), and a plain
+//! line-by-line session at a terminal. The binary parses flags and calls [`run`].
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use super::events::{ApprovalRequest, Decision, Item, Observer};
+use super::registry::Registry;
+use super::review::{self, Due};
+use super::session::{Agent, AgentParts, ApprovalMode, Clock, SetupError};
+use super::settings::AgentSettings;
+use super::turn::{TurnOutcome, title_from};
+use crate::home::{Config, Home};
+use crate::io::exit::Hinted;
+use crate::llm::cassette::{Placeholders, Recorder, Replayer};
+use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
+use crate::llm::http::{HttpSettings, HttpTransport};
+use crate::llm::{Client, Delta, LlmError, RetryPolicy, Transport};
+use crate::sessions::live;
+
+/// What the flags asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ChatOptions {
+    pub home: Option<PathBuf>,
+    /// `-z PROMPT` (`-` reads stdin).
+    pub oneshot: Option<String>,
+    pub json: bool,
+    pub input_jsonl: bool,
+    pub stream_deltas: bool,
+    pub overrides: Overrides,
+    pub resume: Option<String>,
+    pub continue_last: bool,
+    pub fork: Option<String>,
+    pub skills: Vec<String>,
+    pub max_turns: Option<u32>,
+    pub approvals: Option<ApprovalMode>,
+    pub no_review: bool,
+    pub review_wait: bool,
+    pub record: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+    pub output_last_message: Option<PathBuf>,
+    pub source: String,
+    pub quiet: bool,
+}
+
+/// Exit codes of CLI.md.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_TURN_FAILED: u8 = 1;
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+const BIN: &str = "hermes-chat";
+
+/// Runs hermes-chat; returns the exit code. Setup errors come back as `Err` (exit 2).
+pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    install_interrupt(interrupt.clone());
+    let home = Home::resolve(options.home.as_deref())?;
+    let config = Config::load(&home)?;
+    let now = crate::clock::now()?;
+    let fixed = std::env::var(crate::clock::NOW_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|_| crate::clock::unix_seconds(now));
+    let clock = Clock::new(fixed);
+    let mut settings = AgentSettings::from_config(&config);
+    if let Some(n) = options.max_turns {
+        settings.max_turns = n.max(1);
+    }
+    let env = Env::load(&home.env_file());
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+
+    let (transport, endpoint): (Box<dyn Transport>, Endpoint) = match &options.replay {
+        Some(path) => {
+            let placeholders = placeholders(&home, &cwd);
+            let replayer = Replayer::open(path, placeholders).map_err(|e| {
+                anyhow::Error::new(Hinted::new(
+                    e,
+                    "record one with --record FILE against a live endpoint",
+                ))
+            })?;
+            // The cassette is the model: it names the model, provider and output cap the
+            // recorded run used, so a replay sends the same requests on any home.
+            let mut ep = endpoint::resolve(&config, &options.overrides, &env)
+                .unwrap_or_else(|_| fallback_endpoint(&replayer));
+            if let Some(model) = replayer.recorded_model() {
+                ep.model = model;
+            }
+            if let Some(provider) = replayer.recorded_provider() {
+                ep.provider = provider;
+            }
+            ep.max_tokens = replayer.recorded_max_tokens();
+            if !options.quiet {
+                eprintln!(
+                    "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
+                    path.display(),
+                    replayer.len()
+                );
+            }
+            (Box::new(replayer), ep)
+        }
+        None => {
+            let ep = endpoint::resolve(&config, &options.overrides, &env)
+                .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+            let read_timeout = env
+                .get("HERMES_STREAM_READ_TIMEOUT")
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .unwrap_or(if endpoint::is_local(&ep.base_url) {
+                    1800.0
+                } else {
+                    120.0
+                });
+            let http = HttpTransport::new(
+                HttpSettings {
+                    base_url: ep.base_url.clone(),
+                    api_key: ep.api_key.clone(),
+                    connect_timeout: Duration::from_secs(30),
+                    read_timeout: Duration::from_secs_f64(read_timeout),
+                    extra_headers: Vec::new(),
+                },
+                interrupt.clone(),
+            )?;
+            let transport: Box<dyn Transport> = match &options.record {
+                Some(path) => Box::new(
+                    Recorder::create(path, Box::new(http), placeholders(&home, &cwd))
+                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
+                ),
+                None => Box::new(http),
+            };
+            (transport, ep)
+        }
+    };
+    let client = Client::new(
+        transport,
+        RetryPolicy {
+            attempts: settings.api_max_retries,
+            backoff_base: settings.retry_backoff,
+        },
+        interrupt.clone(),
+    );
+    let (db, _, _) = crate::sessions::open_for_write(&home.state_db(), true, &|_| {})?;
+    let interactive = options.oneshot.is_none() && !options.json && !options.input_jsonl;
+    let approvals = options.approvals.unwrap_or(
+        if options.input_jsonl || (interactive && std::io::stdin().is_terminal()) {
+            ApprovalMode::Ask
+        } else {
+            ApprovalMode::Deny
+        },
+    );
+    let ephemeral = preload_skills(&home, &config, &options.skills)?;
+    let parts = AgentParts {
+        home: home.clone(),
+        config,
+        settings,
+        endpoint,
+        client,
+        db,
+        cwd,
+        source: options.source.clone(),
+        approvals,
+        registry: Registry::new(None),
+        interrupt: interrupt.clone(),
+        clock,
+        ignore_rules: false,
+        ephemeral,
+    };
+    let agent = match (&options.resume, options.continue_last, &options.fork) {
+        (Some(id), _, _) => Agent::resume(parts, id),
+        (None, true, _) => Agent::continue_newest(parts),
+        (None, false, Some(id)) => Agent::fork(parts, id),
+        (None, false, None) => Agent::new(parts),
+    };
+    let mut agent = match agent {
+        Ok(a) => a,
+        Err(SetupError::SessionNotFound(what)) => {
+            return Err(anyhow::Error::new(Hinted::new(
+                format!("Session not found: {what}"),
+                "use a session id or title from hermes-recall (no query lists recent sessions)",
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let session_id = agent.session_id.clone();
+    agent
+        .client_transport()
+        .set_placeholder("session_id", &session_id);
+
+    if options.json || options.input_jsonl {
+        run_json(&mut agent, &options)
+    } else if let Some(prompt) = &options.oneshot {
+        let prompt = read_prompt(prompt)?;
+        run_oneshot(&mut agent, &options, &prompt)
+    } else if std::io::stdin().is_terminal() {
+        run_lines(&mut agent, &options)
+    } else {
+        Err(anyhow::Error::new(Hinted::new(
+            "no prompt given",
+            "pass -z PROMPT (or -z - to read it from stdin), --input-format jsonl, or run hermes-chat at a terminal",
+        )))
+    }
+}
+
+fn placeholders(home: &Home, cwd: &std::path::Path) -> Placeholders {
+    let user_home = std::env::var("HOME").unwrap_or_default();
+    let release = super::prompt::os_release();
+    Placeholders::new(&[
+        ("hermes_home", &home.root().display().to_string()),
+        ("cwd", &cwd.display().to_string()),
+        ("home", &user_home),
+        ("os_release", &release),
+    ])
+}
+
+/// A replay with no model configured uses the cassette's.
+fn fallback_endpoint(replayer: &Replayer) -> Endpoint {
+    Endpoint {
+        provider: "replay".into(),
+        model: replayer.recorded_model().unwrap_or_else(|| "replay".into()),
+        base_url: "replay:".into(),
+        api_key: String::new(),
+        key_source: "none".into(),
+        max_tokens: Some(65536),
+        reasoning_effort: None,
+    }
+}
+
+fn read_prompt(prompt: &str) -> anyhow::Result<String> {
+    if prompt != "-" {
+        return Ok(prompt.to_string());
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+        .context("cannot read the prompt from stdin")?;
+    Ok(text)
+}
+
+/// `--skills a,b`: each skill's SKILL.md, sent after the system prompt but never stored.
+fn preload_skills(home: &Home, config: &Config, names: &[String]) -> anyhow::Result<String> {
+    if names.is_empty() {
+        return Ok(String::new());
+    }
+    let lib = crate::skills::library::Library::new(
+        home.clone(),
+        config.clone(),
+        crate::skills::runtime::Runtime::detect(config),
+    );
+    let scanner = crate::skills::write_scan::Unavailable;
+    let mut parts = Vec::new();
+    let mut unknown = Vec::new();
+    for name in names {
+        let mut session = crate::skills::manage::Session::new(
+            &lib,
+            crate::skills::guards::Origin::Foreground,
+            &scanner,
+        );
+        let viewed = session.view(name, None);
+        match (viewed.get("content").and_then(Value::as_str), viewed.get("skill_dir").and_then(Value::as_str)) {
+            (Some(content), dir) => parts.push(format!(
+                "[IMPORTANT: The user started this session with the \"{name}\" skill preloaded. Treat its instructions as active guidance for the session unless the user overrides them.]\n\n{}\n\n[Skill directory: {}]",
+                content.trim(),
+                dir.unwrap_or("")
+            )),
+            (None, _) => unknown.push(name.clone()),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(anyhow::Error::new(Hinted::new(
+            format!("Unknown skill(s): {}", unknown.join(", ")),
+            "hermes-skills list shows the installed skills",
+        )));
+    }
+    Ok(parts.join("\n\n"))
+}
+
+/// SIGINT and SIGTERM ask the loop to stop; a run that does not stop within two seconds
+/// (a blocked read) exits with 130 anyway, after what was stored stays stored.
+fn install_interrupt(flag: Arc<AtomicBool>) {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    if FLAG.set(flag).is_err() {
+        return;
+    }
+    extern "C" fn on_signal(_: libc::c_int) {
+        if let Some(flag) = FLAG.get() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    std::thread::spawn(|| {
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            if FLAG.get().is_some_and(|f| f.load(Ordering::SeqCst)) {
+                std::thread::sleep(Duration::from_secs(2));
+                std::process::exit(i32::from(EXIT_INTERRUPTED));
+            }
+        }
+    });
+}
+
+impl Agent {
+    pub fn client_transport(&mut self) -> &mut dyn Transport {
+        self.client.transport_mut()
+    }
+}
+
+/// Stderr notes for one-shot runs: retries and refusals, nothing else.
+struct OneShot {
+    quiet: bool,
+    terminal: bool,
+}
+
+impl Observer for OneShot {
+    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: Duration) {
+        if !self.quiet {
+            eprintln!(
+                "{BIN}: {error} (attempt {attempt}/{of}; retrying in {:.1} s)",
+                wait.as_secs_f64()
+            );
+        }
+    }
+
+    fn item_completed(&mut self, item: &Item) {
+        if self.quiet || !self.terminal {
+            return;
+        }
+        let f = &item.fields;
+        let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match item.kind {
+            "command_execution" => eprintln!("  ┊ $ {}  [{}]", text("command"), text("status")),
+            "tool_call" => eprintln!("  ┊ {}  [{}]", text("name"), text("status")),
+            "file_change" => eprintln!("  ┊ file change  [{}]", text("status")),
+            "approval" => eprintln!("  ┊ approval: {} ({})", text("decision"), text("rule")),
+            "compaction" => eprintln!("  ┊ compacted the conversation"),
+            _ => {}
+        }
+    }
+
+    fn notice(&mut self, text: &str) {
+        if !self.quiet {
+            eprintln!("{BIN}: {text}");
+        }
+    }
+}
+
+fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow::Result<u8> {
+    let mut observer = OneShot {
+        quiet: options.quiet,
+        terminal: std::io::stderr().is_terminal(),
+    };
+    let outcome = agent.run_turn(prompt, &mut observer)?;
+    finish_turn(agent, options, prompt, &outcome, &mut observer, None)?;
+    let code = match (&outcome.answer, &outcome.error) {
+        _ if outcome.interrupted => EXIT_INTERRUPTED,
+        (Some(answer), _) => {
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{answer}").and_then(|_| out.flush()).is_err() {
+                // A closed pipe is a reader that has what it wanted.
+            }
+            EXIT_OK
+        }
+        (None, Some(error)) => {
+            eprintln!("{BIN}: error: {error}");
+            EXIT_TURN_FAILED
+        }
+        (None, None) => EXIT_TURN_FAILED,
+    };
+    agent.end("agent_close")?;
+    Ok(code)
+}
+
+/// After a turn: the answer file, the title, and the review hand-off.
+fn finish_turn(
+    agent: &mut Agent,
+    options: &ChatOptions,
+    prompt: &str,
+    outcome: &TurnOutcome,
+    observer: &mut dyn Observer,
+    json: Option<&mut JsonEvents>,
+) -> anyhow::Result<()> {
+    if let (Some(path), Some(answer)) = (&options.output_last_message, &outcome.answer) {
+        std::fs::write(path, format!("{answer}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if outcome.answer.is_some() && agent.settings.titles {
+        let user_turns = agent
+            .messages
+            .iter()
+            .filter(|m| m.is(crate::llm::Role::User))
+            .count();
+        if user_turns <= 2 {
+            let title = title_from(prompt);
+            let sid = agent.session_id.clone();
+            live::set_title_if_empty(agent.db(), &sid, &title)?;
+        }
+    }
+    let due = outcome.review;
+    if options.no_review || outcome.interrupted || outcome.answer.is_none() || !due.any() {
+        return Ok(());
+    }
+    hand_off_review(agent, options, due, observer, json)
+}
+
+fn hand_off_review(
+    agent: &mut Agent,
+    options: &ChatOptions,
+    due: Due,
+    observer: &mut dyn Observer,
+    json: Option<&mut JsonEvents>,
+) -> anyhow::Result<()> {
+    let lines = agent.transcript_lines();
+    let pending = agent.home.pending_dir("review");
+    let handoff = review::hand_off(
+        &pending,
+        &agent.session_id,
+        &lines,
+        due,
+        agent.home.root(),
+        options.review_wait,
+    )
+    .with_context(|| format!("cannot write the review input under {}", pending.display()))?;
+    if let Some(reason) = &handoff.queued_reason {
+        observer.notice(&format!(
+            "review queued at {}: {reason}",
+            handoff.input.display()
+        ));
+        return Ok(());
+    }
+    let Some(child) = handoff.child else {
+        return Ok(());
+    };
+    if !options.review_wait {
+        observer.notice(&format!(
+            "review started in the background on {}",
+            handoff.input.display()
+        ));
+        return Ok(());
+    }
+    let output = child
+        .wait_with_output()
+        .context("waiting for hermes-review")?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary = review::summary_line(&stdout);
+    let actions: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("action"))
+        .collect();
+    if let Some(line) = &summary {
+        observer.notice(line);
+    }
+    if let Some(events) = json {
+        let id = agent.next_item_id();
+        events.item(&Item::new(
+            id,
+            "review",
+            json!({"actions": actions, "summary": summary}),
+        ));
+    }
+    Ok(())
+}
+
+/// `--json`: events on stdout.
+struct JsonEvents {
+    deltas: bool,
+    /// Approvals are asked over stdin (`--input-format jsonl`).
+    ask_on_stdin: bool,
+    stdin_lines: Option<std::io::Lines<std::io::StdinLock<'static>>>,
+    pending_turns: Vec<String>,
+}
+
+impl JsonEvents {
+    fn emit(&self, value: &Value) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{value}").and_then(|_| out.flush());
+    }
+
+    fn item(&self, item: &Item) {
+        self.emit(&json!({"type": "item.completed", "item": item.to_json()}));
+    }
+}
+
+impl Observer for JsonEvents {
+    fn delta(&mut self, item_id: &str, delta: &Delta<'_>) {
+        if let (true, Delta::Text(t)) = (self.deltas, delta) {
+            self.emit(&json!({"type": "item.delta", "item_id": item_id, "delta": t}));
+        }
+    }
+
+    fn item_started(&mut self, item: &Item) {
+        self.emit(&json!({"type": "item.started", "item": item.to_json()}));
+    }
+
+    fn item_completed(&mut self, item: &Item) {
+        self.item(item);
+    }
+
+    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: Duration) {
+        eprintln!(
+            "{BIN}: {error} (attempt {attempt}/{of}; retrying in {:.1} s)",
+            wait.as_secs_f64()
+        );
+    }
+
+    fn notice(&mut self, text: &str) {
+        eprintln!("{BIN}: {text}");
+    }
+
+    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
+        if !self.ask_on_stdin {
+            return Decision::Deny;
+        }
+        let request_id = format!("req_{}", request.tool_use_id);
+        self.emit(
+            &json!({"type": "control_request", "request_id": request_id, "request": {
+            "subtype": "can_use_tool", "tool_name": "terminal", "input": request.input,
+            "tool_use_id": request.tool_use_id,
+            "decision_reason": format!("{} ({})", request.description, request.rule)}}),
+        );
+        let Some(lines) = self.stdin_lines.as_mut() else {
+            return Decision::Deny;
+        };
+        for line in lines.by_ref() {
+            let Ok(line) = line else {
+                return Decision::Deny;
+            };
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if value.get("type").and_then(Value::as_str) == Some("control_response") {
+                let response = value.get("response");
+                if response
+                    .and_then(|r| r.get("request_id"))
+                    .and_then(Value::as_str)
+                    != Some(request_id.as_str())
+                {
+                    continue;
+                }
+                let behavior = response
+                    .and_then(|r| r.get("response"))
+                    .and_then(|r| r.get("behavior"))
+                    .and_then(Value::as_str);
+                return if behavior == Some("allow") {
+                    Decision::Once
+                } else {
+                    Decision::Deny
+                };
+            }
+            // A turn sent while the approval waits runs after this one.
+            if let Some(text) = turn_text(&value) {
+                self.pending_turns.push(text);
+            }
+        }
+        Decision::Deny
+    }
+}
+
+/// The text of a turn line: `{"type":"user","message":{…}}` or `{"role":"user","content":…}`.
+fn turn_text(value: &Value) -> Option<String> {
+    let message = if value.get("type").and_then(Value::as_str) == Some("user") {
+        value.get("message")?
+    } else {
+        value
+    };
+    if message.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    Some(crate::llm::message::flatten_content(
+        message.get("content")?,
+    ))
+}
+
+fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
+    let mut events = JsonEvents {
+        deltas: options.stream_deltas,
+        ask_on_stdin: options.input_jsonl,
+        stdin_lines: None,
+        pending_turns: Vec::new(),
+    };
+    let loaded = &agent.loaded;
+    events.emit(&json!({"type": "thread.started", "thread_id": agent.session_id, "schema_version": 1,
+        "model": agent.endpoint.model, "provider": agent.endpoint.provider, "resumed": agent.resumed,
+        "loaded": {"memory_chars": loaded.memory_chars, "user_chars": loaded.user_chars,
+            "skills": loaded.skills, "context_files": loaded.context_files}}));
+    let mut code = EXIT_OK;
+    if let Some(prompt) = &options.oneshot {
+        let prompt = read_prompt(prompt)?;
+        code = json_turn(agent, options, &mut events, &prompt, 1)?;
+    } else if options.input_jsonl {
+        events.stdin_lines = Some(std::io::stdin().lock().lines());
+        let mut n = 0;
+        loop {
+            let next = if events.pending_turns.is_empty() {
+                let Some(lines) = events.stdin_lines.as_mut() else {
+                    break;
+                };
+                match lines.next() {
+                    None => break,
+                    Some(Err(e)) => return Err(anyhow::Error::new(e).context("cannot read stdin")),
+                    Some(Ok(line)) if line.trim().is_empty() => continue,
+                    Some(Ok(line)) => {
+                        let value: Value = match serde_json::from_str(&line) {
+                            Ok(v) => v,
+                            Err(e) => {
+                                events.emit(&json!({"type": "error", "message": format!("stdin: not JSON: {e}")}));
+                                code = EXIT_TURN_FAILED;
+                                continue;
+                            }
+                        };
+                        match turn_text(&value) {
+                            Some(t) => t,
+                            None => continue,
+                        }
+                    }
+                }
+            } else {
+                events.pending_turns.remove(0)
+            };
+            n += 1;
+            let turn_code = json_turn(agent, options, &mut events, &next, n)?;
+            if turn_code == EXIT_INTERRUPTED {
+                code = turn_code;
+                break;
+            }
+            code = code.max(turn_code);
+        }
+    } else {
+        return Err(anyhow::Error::new(Hinted::new(
+            "--json needs a prompt",
+            "pass -z PROMPT (or -z - for stdin), or --input-format jsonl to read turns from stdin",
+        )));
+    }
+    agent.end("agent_close")?;
+    Ok(code)
+}
+
+fn json_turn(
+    agent: &mut Agent,
+    options: &ChatOptions,
+    events: &mut JsonEvents,
+    prompt: &str,
+    n: u32,
+) -> anyhow::Result<u8> {
+    let turn_id = format!("turn_{n}");
+    events.emit(&json!({"type": "turn.started", "turn_id": turn_id}));
+    let outcome = agent.run_turn(prompt, events)?;
+    let usage = json!({"input_tokens": outcome.usage.input + outcome.usage.cache_read + outcome.usage.cache_write,
+        "cached_input_tokens": outcome.usage.cache_read, "output_tokens": outcome.usage.output});
+    let code = if outcome.interrupted {
+        events.emit(&json!({"type": "turn.failed", "turn_id": turn_id, "error": {"message": "interrupted"}}));
+        EXIT_INTERRUPTED
+    } else if let Some(error) = &outcome.error {
+        events.emit(&json!({"type": "turn.failed", "turn_id": turn_id, "error": {"message": error}, "usage": usage}));
+        EXIT_TURN_FAILED
+    } else {
+        EXIT_OK
+    };
+    let mut silent = super::events::Silent;
+    finish_turn(agent, options, prompt, &outcome, &mut silent, Some(events))?;
+    if code == EXIT_OK {
+        events.emit(&json!({"type": "turn.completed", "turn_id": turn_id, "usage": usage}));
+    }
+    Ok(code)
+}
+
+/// The terminal session until the next issue's full UI: one line in, the answer streamed out.
+struct Lines {
+    at_line_start: bool,
+}
+
+impl Observer for Lines {
+    fn delta(&mut self, _: &str, delta: &Delta<'_>) {
+        if let Delta::Text(t) = delta {
+            print!("{t}");
+            let _ = std::io::stdout().flush();
+            self.at_line_start = t.ends_with('\n');
+        }
+    }
+
+    fn item_completed(&mut self, item: &Item) {
+        let text = |k: &str| {
+            item.fields
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        match item.kind {
+            "command_execution" => eprintln!("  ┊ $ {}  [{}]", text("command"), text("status")),
+            "tool_call" => eprintln!("  ┊ {}  [{}]", text("name"), text("status")),
+            _ => {}
+        }
+    }
+
+    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: Duration) {
+        eprintln!(
+            "{error} (attempt {attempt}/{of}; retrying in {:.1} s)",
+            wait.as_secs_f64()
+        );
+    }
+
+    fn notice(&mut self, text: &str) {
+        eprintln!("{text}");
+    }
+
+    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
+        eprintln!(
+            "⚠ {} wants to run: {}\n  flagged by {}: {}",
+            BIN, request.command, request.rule, request.description
+        );
+        eprint!("  run it? [o]nce / [a]lways this session / [d]eny: ");
+        let mut answer = String::new();
+        if std::io::stdin().read_line(&mut answer).is_err() {
+            return Decision::Deny;
+        }
+        match answer.trim().to_lowercase().as_str() {
+            "o" | "once" | "y" | "yes" => Decision::Once,
+            "a" | "always" => Decision::Session,
+            _ => Decision::Deny,
+        }
+    }
+}
+
+fn run_lines(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
+    let loaded = &agent.loaded;
+    eprintln!(
+        "{BIN}: session {} · {} on {} · memory {} chars, user {} chars, {} skills, {} context file(s)",
+        agent.session_id,
+        agent.endpoint.model,
+        agent.endpoint.provider,
+        loaded.memory_chars,
+        loaded.user_chars,
+        loaded.skills,
+        loaded.context_files.len()
+    );
+    let mut observer = Lines {
+        at_line_start: true,
+    };
+    let stdin = std::io::stdin();
+    loop {
+        eprint!("› ");
+        let mut line = String::new();
+        match stdin.lock().read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(anyhow::Error::new(e).context("cannot read stdin")),
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if text == "/quit" || text == "/exit" {
+            break;
+        }
+        agent.interrupt.store(false, Ordering::SeqCst);
+        let outcome = agent.run_turn(text, &mut observer)?;
+        if !observer.at_line_start {
+            println!();
+            observer.at_line_start = true;
+        }
+        if let Some(error) = &outcome.error {
+            eprintln!("error: {error}");
+        }
+        finish_turn(agent, options, text, &outcome, &mut observer, None)?;
+    }
+    agent.end("cli_close")?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,277 @@
+//! The review trigger (reference `loop` §1.1, `agent` §3.9): two counters decide when a turn's
+//! conversation is handed to `hermes-review`, a separate process, so the chat never waits on
+//! learning unless asked to (`--review-wait`).
+//!
+//! What we count as a "tool iteration": a model call that answered with tool calls. Hermes
+//! counts every loop pass (a plain answer, an empty-response retry, a continuation), so ten
+//! one-line questions trigger a skill review; we count the work that could have produced a
+//! procedure worth keeping (docs/decisions.md).
+//!
+//! The conversation is always written first, to `$HERMES_HOME/pending/review/<session>-<n>.jsonl`:
+//! a review is never dropped. When `hermes-review` is installed it is started on that file;
+//! when it is not, the file waits for it and the run says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use super::settings::AgentSettings;
+use crate::io::atomic::{FileMode, write_atomic};
+use crate::llm::{Message, Role};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counters {
+    memory_interval: i64,
+    skill_interval: i64,
+    pub turns_since_memory: i64,
+    pub iterations_since_skill: i64,
+}
+
+/// Which reviews a turn is due.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Due {
+    pub memory: bool,
+    pub skills: bool,
+}
+
+impl Due {
+    pub fn any(self) -> bool {
+        self.memory || self.skills
+    }
+}
+
+impl Counters {
+    pub fn new(settings: &AgentSettings) -> Counters {
+        Counters {
+            memory_interval: settings.memory_nudge_interval,
+            skill_interval: settings.skill_nudge_interval,
+            turns_since_memory: 0,
+            iterations_since_skill: 0,
+        }
+    }
+
+    /// After a resume: the memory counter goes on from the stored user turns.
+    pub fn hydrate(&mut self, history: &[Message], memory_interval: i64) {
+        if memory_interval > 0 && self.turns_since_memory == 0 {
+            let turns = history.iter().filter(|m| m.is(Role::User)).count() as i64;
+            self.turns_since_memory = turns % memory_interval;
+        }
+    }
+
+    /// At the start of a turn: counts it and says whether a memory review is due.
+    pub fn start_turn(&mut self, memory_tool: bool) -> bool {
+        if self.memory_interval <= 0 || !memory_tool {
+            return false;
+        }
+        self.turns_since_memory += 1;
+        if self.turns_since_memory >= self.memory_interval {
+            self.turns_since_memory = 0;
+            return true;
+        }
+        false
+    }
+
+    pub fn tool_iteration(&mut self) {
+        self.iterations_since_skill += 1;
+    }
+
+    pub fn memory_used(&mut self) {
+        self.turns_since_memory = 0;
+    }
+
+    pub fn skills_used(&mut self) {
+        self.iterations_since_skill = 0;
+    }
+
+    /// At the end of a turn: whether a skill review is due.
+    pub fn end_turn(&mut self, skill_tool: bool) -> bool {
+        if self.skill_interval <= 0 || !skill_tool {
+            return false;
+        }
+        if self.iterations_since_skill >= self.skill_interval {
+            self.iterations_since_skill = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// A review handed off: where its input is, and the process if one was started.
+pub struct Handoff {
+    pub input: PathBuf,
+    pub child: Option<Child>,
+    /// Why no process was started, when none was.
+    pub queued_reason: Option<String>,
+}
+
+/// Writes the conversation for the review and starts `hermes-review` on it when installed.
+pub fn hand_off(
+    pending_dir: &Path,
+    session_id: &str,
+    lines: &[Value],
+    due: Due,
+    home: &Path,
+    capture_output: bool,
+) -> std::io::Result<Handoff> {
+    std::fs::create_dir_all(pending_dir)?;
+    let mut n = 1;
+    let input = loop {
+        let candidate = pending_dir.join(format!("{session_id}-{n}.jsonl"));
+        if !candidate.exists() {
+            break candidate;
+        }
+        n += 1;
+    };
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    write_atomic(&input, text.as_bytes(), FileMode::Private)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let Some(program) = find_review_binary() else {
+        return Ok(Handoff {
+            input,
+            child: None,
+            queued_reason: Some(
+                "hermes-review is not installed; the conversation waits for it".into(),
+            ),
+        });
+    };
+    let mut command = Command::new(program);
+    command.arg("--home").arg(home).arg(&input);
+    if !due.memory {
+        command.arg("--skills");
+    } else if !due.skills {
+        command.arg("--memory");
+    }
+    command.stdin(Stdio::null());
+    if capture_output {
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    } else {
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+    }
+    match command.spawn() {
+        Ok(child) => Ok(Handoff {
+            input,
+            child: Some(child),
+            queued_reason: None,
+        }),
+        Err(e) => Ok(Handoff {
+            input,
+            child: None,
+            queued_reason: Some(format!(
+                "hermes-review could not start ({e}); the conversation waits for it"
+            )),
+        }),
+    }
+}
+
+/// `hermes-review` beside this binary, else on PATH.
+fn find_review_binary() -> Option<PathBuf> {
+    let name = "hermes-review";
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+    {
+        let beside = dir.join(name);
+        if beside.is_file() {
+            return Some(beside);
+        }
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The summary line of a finished review: the `summary` record's `line`, else nothing.
+pub fn summary_line(stdout: &str) -> Option<String> {
+    stdout.lines().rev().find_map(|l| {
+        let v: Value = serde_json::from_str(l).ok()?;
+        (v.get("type")?.as_str()? == "summary")
+            .then(|| v.get("line").and_then(Value::as_str).map(str::to_string))
+            .flatten()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(memory: i64, skill: i64) -> Counters {
+        Counters {
+            memory_interval: memory,
+            skill_interval: skill,
+            turns_since_memory: 0,
+            iterations_since_skill: 0,
+        }
+    }
+
+    #[test]
+    fn memory_review_every_tenth_turn_unless_memory_was_used() {
+        let mut c = counters(10, 10);
+        let fired: Vec<bool> = (0..20).map(|_| c.start_turn(true)).collect();
+        assert_eq!(fired.iter().filter(|f| **f).count(), 2);
+        assert!(fired[9] && fired[19]);
+        for _ in 0..9 {
+            c.start_turn(true);
+        }
+        c.memory_used();
+        assert!(!c.start_turn(true));
+    }
+
+    #[test]
+    fn skill_review_after_ten_tool_iterations() {
+        let mut c = counters(10, 3);
+        c.tool_iteration();
+        c.tool_iteration();
+        assert!(!c.end_turn(true));
+        c.tool_iteration();
+        assert!(c.end_turn(true));
+        assert_eq!(c.iterations_since_skill, 0);
+        assert!(!counters(10, 0).end_turn(true));
+    }
+
+    #[test]
+    fn a_resume_carries_the_memory_count_on() {
+        let mut c = counters(10, 10);
+        let history: Vec<Message> = (0..13).map(|i| Message::user(format!("q{i}"))).collect();
+        c.hydrate(&history, 10);
+        assert_eq!(c.turns_since_memory, 3);
+    }
+
+    #[test]
+    fn the_conversation_is_written_even_without_a_reviewer() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = vec![serde_json::json!({"role": "user", "content": "hi"})];
+        let h = hand_off(
+            &dir.path().join("pending/review"),
+            "s1",
+            &lines,
+            Due {
+                memory: true,
+                skills: false,
+            },
+            dir.path(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&h.input).unwrap(),
+            "{\"role\":\"user\",\"content\":\"hi\"}\n"
+        );
+        assert!(h.input.ends_with("s1-1.jsonl"));
+    }
+
+    #[test]
+    fn the_summary_line_is_read_from_the_last_record() {
+        let out = "{\"type\":\"action\"}\n{\"type\":\"summary\",\"line\":\"💾 Self-improvement review: Memory updated\"}\n";
+        assert_eq!(
+            summary_line(out).as_deref(),
+            Some("💾 Self-improvement review: Memory updated")
+        );
+    }
+}

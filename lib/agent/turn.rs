@@ -1,0 +1,600 @@
+//! One turn (reference `agent` §3): the user message, then model calls and tool calls until
+//! the model answers in text, the iteration budget is spent, or the run is interrupted.
+//! Every message is stored as it happens: the user message before the first call, an
+//! assistant message with tool calls before any tool runs, each result as it is produced.
+
+use std::cell::RefCell;
+use std::sync::atomic::Ordering;
+
+use serde_json::{Map, Value, json};
+
+use super::compact;
+use super::events::{Item, Observer};
+use super::review::Due;
+use super::session::Agent;
+use crate::llm::client::RetryObserver;
+use crate::llm::wire::{self, CallOptions};
+use crate::llm::{Completion, Delta, LlmError, Message, Role, ToolCall, Usage, repair};
+use crate::sessions::live;
+
+/// The message that asks for a summary when the budget is spent (stored, as upstream).
+pub const BUDGET_SPENT: &str = "You've reached the maximum number of tool-calling iterations \
+allowed. Please provide a final response summarizing what you've found and accomplished so \
+far, without calling any more tools.";
+
+const EMPTY_AFTER_TOOLS: &str = "You just executed tool calls but returned an empty response. \
+Please process the tool results above and continue with the task.";
+
+const CONTINUE_TRUNCATED: &str = "[System: Your previous response was truncated by the output \
+length limit. Continue exactly where you left off. Do not restart or repeat prior text. \
+Finish the answer directly.]";
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The answer, when there is one.
+    pub answer: Option<String>,
+    /// Why the turn failed (model or API error, empty answers, invalid tool calls).
+    pub error: Option<String>,
+    pub interrupted: bool,
+    /// This turn's own usage.
+    pub usage: Usage,
+    pub api_calls: u32,
+    /// The reviews this turn made due (the caller hands them off).
+    pub review: Due,
+}
+
+/// Fatal trouble with the store in the middle of a turn.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct TurnError(#[from] crate::sessions::Error);
+
+/// The observer shared by the delta callback and the retry reports of one call.
+struct Retries<'a, 'o, O: Observer + ?Sized>(&'a RefCell<&'o mut O>);
+
+impl<O: Observer + ?Sized> RetryObserver for Retries<'_, '_, O> {
+    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: std::time::Duration) {
+        self.0.borrow_mut().retrying(attempt, of, error, wait);
+    }
+}
+
+impl Agent {
+    /// Runs one turn for `text`.
+    pub fn run_turn(
+        &mut self,
+        text: &str,
+        observer: &mut dyn Observer,
+    ) -> Result<TurnOutcome, TurnError> {
+        let mut outcome = TurnOutcome {
+            answer: None,
+            error: None,
+            interrupted: false,
+            usage: Usage::default(),
+            api_calls: 0,
+            review: Due::default(),
+        };
+        let memory_tool = self.registry.allows("memory");
+        outcome.review.memory = self.counters.start_turn(memory_tool);
+        self.ensure_session()?;
+        self.push(Message::user(text))?;
+        self.maybe_compact(observer, &mut outcome, None)?;
+
+        let mut invalid_strikes = 0;
+        let mut empty_retries = 0;
+        let mut nudged = false;
+        let mut continuations: Vec<String> = Vec::new();
+        let mut synthetic: Vec<Message> = Vec::new();
+        let mut compactions = 0;
+        let mut iterations = 0;
+        while iterations < self.settings.max_turns {
+            if self.interrupt.load(Ordering::Relaxed) {
+                outcome.interrupted = true;
+                return Ok(outcome);
+            }
+            iterations += 1;
+            let estimate = self.estimate_request_tokens(&synthetic);
+            if compactions < 3
+                && estimate > self.trigger()
+                && self.maybe_compact(observer, &mut outcome, Some(estimate))?
+            {
+                compactions += 1;
+            }
+            let options = self.call_options(true);
+            let mut history = self.messages.clone();
+            history.extend(synthetic.iter().cloned());
+            let body = wire::body(&self.wire_system_prompt(), &history, &options);
+            let message_id = self.next_item_id();
+            let mut streamed = String::new();
+            let reply = {
+                let shared = RefCell::new(&mut *observer);
+                let mut on_delta = |d: Delta<'_>| {
+                    if let Delta::Text(t) = &d {
+                        streamed.push_str(t);
+                    }
+                    shared.borrow_mut().delta(&message_id, &d);
+                };
+                let mut retries = Retries(&shared);
+                self.client.complete(&body, &mut on_delta, &mut retries)
+            };
+            outcome.api_calls += 1;
+            let done = match reply {
+                Ok(done) => done,
+                Err(failure) => {
+                    if let LlmError::Interrupted { partial } = &failure.error {
+                        let partial = partial.clone().filter(|p| !p.trim().is_empty());
+                        if let Some(p) = partial {
+                            self.push(Message::assistant(p))?;
+                        }
+                        outcome.interrupted = true;
+                        return Ok(outcome);
+                    }
+                    outcome.error = Some(failure.to_string());
+                    return Ok(outcome);
+                }
+            };
+            self.account(&done, &mut outcome)?;
+
+            if !done.tool_calls.is_empty() {
+                self.counters.tool_iteration();
+                synthetic.clear();
+                let all_invalid = done
+                    .tool_calls
+                    .iter()
+                    .all(|c| !self.registry.allows(&c.name));
+                if all_invalid {
+                    invalid_strikes += 1;
+                    if invalid_strikes >= 3 {
+                        let name: String = done.tool_calls[0].name.chars().take(80).collect();
+                        outcome.error = Some(format!("Model generated invalid tool call: {name}"));
+                        return Ok(outcome);
+                    }
+                } else {
+                    invalid_strikes = 0;
+                }
+                self.run_tool_calls(&done, &message_id, observer)?;
+                if let Some(prompt_tokens) = done.usage.map(|u| u.prompt).filter(|p| *p > 0) {
+                    self.last_prompt_tokens = prompt_tokens;
+                }
+                continue;
+            }
+
+            let answer = strip_think(done.text()).trim().to_string();
+            if answer.is_empty() {
+                let after_tools = self.messages.iter().rev().take(5).any(|m| m.is(Role::Tool));
+                if after_tools && !nudged {
+                    nudged = true;
+                    synthetic = vec![
+                        Message::assistant("(empty)"),
+                        Message::user(EMPTY_AFTER_TOOLS),
+                    ];
+                    continue;
+                }
+                empty_retries += 1;
+                if empty_retries <= 3 {
+                    continue;
+                }
+                outcome.error = Some(
+                    "No reply: the model returned empty content after retries. Try again, or \
+                     switch model/provider."
+                        .to_string(),
+                );
+                return Ok(outcome);
+            }
+            if done.finish_reason.as_deref() == Some("length") && continuations.len() < 3 {
+                continuations.push(answer.clone());
+                let mut partial = Message::assistant(answer);
+                partial.finish_reason = Some("length".into());
+                partial.reasoning = done.reasoning.clone();
+                self.push(partial)?;
+                self.push(Message::user(CONTINUE_TRUNCATED))?;
+                continue;
+            }
+            let mut final_message = Message::assistant(answer.clone());
+            final_message.finish_reason =
+                Some(done.finish_reason.clone().unwrap_or_else(|| "stop".into()));
+            final_message.reasoning = done.reasoning.clone();
+            self.push(final_message)?;
+            let item = Item::new(message_id, "agent_message", json!({"text": answer}));
+            observer.item_completed(&item);
+            continuations.push(answer);
+            outcome.answer = Some(continuations.join(""));
+            outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
+            return Ok(outcome);
+        }
+        self.budget_summary(observer, &mut outcome)?;
+        if outcome.answer.is_some() {
+            outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
+        }
+        Ok(outcome)
+    }
+
+    fn call_options(&self, with_tools: bool) -> CallOptions {
+        CallOptions {
+            model: self.endpoint.model.clone(),
+            max_tokens: self.endpoint.max_tokens,
+            reasoning_effort: self.endpoint.reasoning_effort.clone(),
+            stream: with_tools,
+            tools: if with_tools {
+                self.registry.schemas()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn trigger(&self) -> u64 {
+        self.settings.compaction_trigger(self.endpoint.max_tokens)
+    }
+
+    /// chars/4 over the system prompt, the messages and the tool schemas.
+    fn estimate_request_tokens(&self, extra: &[Message]) -> u64 {
+        let chars: usize = self.wire_system_prompt().len()
+            + self
+                .messages
+                .iter()
+                .chain(extra)
+                .map(compact::message_chars)
+                .sum::<usize>()
+            + self
+                .registry
+                .schemas()
+                .iter()
+                .map(|s| s.to_string().len())
+                .sum::<usize>();
+        compact::estimate_tokens(chars)
+    }
+
+    fn account(&mut self, done: &Completion, outcome: &mut TurnOutcome) -> Result<(), TurnError> {
+        if let Some(u) = done.usage {
+            outcome.usage.add(u);
+            let billing = live::Billing {
+                model: &self.endpoint.model,
+                provider: &self.endpoint.provider,
+                base_url: &self.endpoint.base_url,
+                at: self.clock.now(),
+            };
+            live::add_usage(&mut self.db, &self.session_id, &u, &billing)?;
+        }
+        Ok(())
+    }
+
+    /// Stores the assistant message, then runs each call in order and stores its result.
+    fn run_tool_calls(
+        &mut self,
+        done: &Completion,
+        message_id: &str,
+        observer: &mut dyn Observer,
+    ) -> Result<(), TurnError> {
+        let mut calls: Vec<ToolCall> = Vec::new();
+        for (i, call) in done.tool_calls.iter().enumerate() {
+            let mut call = call.clone();
+            if call.id.is_empty() {
+                call.id = format!(
+                    "call_{:012x}",
+                    super::session::fnv(&format!("{}:{}:{i}", call.name, call.arguments))
+                        & 0xffff_ffff_ffff
+                );
+            }
+            // The same call twice in one answer runs once.
+            if !calls
+                .iter()
+                .any(|c| c.name == call.name && c.arguments == call.arguments)
+            {
+                calls.push(call);
+            }
+        }
+        let mut assistant = Message::assistant(strip_think(done.text()).trim());
+        assistant.tool_calls = calls.clone();
+        assistant.finish_reason = Some("tool_calls".into());
+        assistant.reasoning = done.reasoning.clone();
+        self.push(assistant)?;
+        if let Some(text) = done
+            .content
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        {
+            observer.item_completed(&Item::new(
+                message_id.to_string(),
+                "agent_message",
+                json!({"text": text}),
+            ));
+        }
+        for call in &calls {
+            if self.interrupt.load(Ordering::Relaxed) {
+                let text = format!(
+                    "[Tool execution cancelled — {} was skipped due to user interrupt]",
+                    call.name
+                );
+                self.push(Message::tool_result(
+                    call,
+                    self.registry.allows(&call.name),
+                    text,
+                ))?;
+                continue;
+            }
+            if !self.registry.allows(&call.name) {
+                let text = self.registry.unknown_tool_text(&call.name);
+                let mut result = Message::tool_result(call, false, text);
+                result.wire_name = Some(call.name.clone());
+                self.push(result)?;
+                continue;
+            }
+            let id = self.next_item_id();
+            let (text, item, approval) = match parse_arguments(&call.arguments) {
+                Ok(args) => {
+                    let started = match call.name.as_str() {
+                        "terminal" => Item::new(
+                            id.clone(),
+                            "command_execution",
+                            json!({
+                            "command": args.get("command").cloned().unwrap_or(Value::Null),
+                            "aggregated_output": "", "exit_code": null, "status": "in_progress"}),
+                        ),
+                        "write_file" | "patch" => Item::new(
+                            id.clone(),
+                            "file_change",
+                            json!({
+                            "changes": [], "status": "in_progress"}),
+                        ),
+                        name => Item::new(
+                            id.clone(),
+                            "tool_call",
+                            json!({"name": name,
+                            "arguments": Value::Object(args.clone()), "result": null, "status": "in_progress"}),
+                        ),
+                    };
+                    observer.item_started(&started);
+                    self.dispatch(call, &args, id, observer)
+                }
+                Err(text) => {
+                    let item = Item::new(
+                        id,
+                        "tool_call",
+                        json!({"name": call.name,
+                        "arguments": call.arguments, "result": text, "status": "failed"}),
+                    );
+                    (text, item, None)
+                }
+            };
+            if let Some(a) = approval {
+                observer.item_completed(&a);
+            }
+            observer.item_completed(&item);
+            let succeeded = !text.contains("\"success\": false") && !text.starts_with("{\"error\"");
+            match call.name.as_str() {
+                "memory" if succeeded => self.counters.memory_used(),
+                "skill_manage" => self.counters.skills_used(),
+                _ => {}
+            }
+            self.push(Message::tool_result(call, true, text))?;
+        }
+        Ok(())
+    }
+
+    /// Compacts when the estimate (or the last real prompt size) is over the trigger.
+    /// Whether it compacted.
+    fn maybe_compact(
+        &mut self,
+        observer: &mut dyn Observer,
+        outcome: &mut TurnOutcome,
+        estimate: Option<u64>,
+    ) -> Result<bool, TurnError> {
+        let before = estimate.unwrap_or_else(|| {
+            self.estimate_request_tokens(&[])
+                .max(self.last_prompt_tokens)
+        });
+        if !self.settings.compression.enabled || before <= self.trigger() {
+            return Ok(false);
+        }
+        self.compact_now(observer, outcome, before)
+    }
+
+    /// Forces a compaction (also `/compact` in the terminal session).
+    pub fn compact_now(
+        &mut self,
+        observer: &mut dyn Observer,
+        outcome: &mut TurnOutcome,
+        before: u64,
+    ) -> Result<bool, TurnError> {
+        let trigger = self.trigger();
+        let tail_budget = (self.settings.compression.target_ratio * trigger as f64) as u64;
+        let Some(plan) = compact::plan(
+            &self.messages,
+            self.settings.compression.protect_first_n,
+            tail_budget,
+        ) else {
+            return Ok(false);
+        };
+        let middle = self.messages[plan.head..plan.tail_start].to_vec();
+        // Room for the request: the window less the answer's cap and a tenth for safety.
+        let window = self.settings.context_length;
+        let answer_room = self.endpoint.max_tokens.unwrap_or(4096).min(window / 4);
+        let budget_tokens = window
+            .saturating_sub(answer_room)
+            .saturating_sub(window / 10);
+        let max_chars = (budget_tokens * 4) as usize;
+        let request = compact::summary_request(&middle, max_chars.max(4_000));
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.endpoint.model));
+        body.insert("messages".into(), request);
+        let reply = self
+            .client
+            .complete(&Value::Object(body), &mut |_| {}, &mut ());
+        outcome.api_calls += 1;
+        let summary = match reply {
+            Ok(done) if !strip_think(done.text()).trim().is_empty() => {
+                strip_think(done.text()).trim().to_string()
+            }
+            _ => compact::fallback_summary(&middle),
+        };
+        let rebuilt = compact::rebuild(&self.messages, &plan, &summary);
+        let ids =
+            live::archive_and_compact(&mut self.db, &self.session_id, &rebuilt, self.clock.now())?;
+        self.messages = rebuilt
+            .into_iter()
+            .zip(ids)
+            .map(|(mut m, id)| {
+                m.stored_id = Some(id);
+                m
+            })
+            .collect();
+        let after = self.estimate_request_tokens(&[]);
+        self.last_prompt_tokens = 0;
+        self.forget_reads();
+        let id = self.next_item_id();
+        observer.item_completed(&Item::new(
+            id,
+            "compaction",
+            json!({"tokens_before": before, "tokens_after": after}),
+        ));
+        Ok(true)
+    }
+
+    /// The budget is spent: ask once, without tools, for a summary of where things stand.
+    fn budget_summary(
+        &mut self,
+        observer: &mut dyn Observer,
+        outcome: &mut TurnOutcome,
+    ) -> Result<(), TurnError> {
+        observer.notice(&format!(
+            "reached the limit of {} model calls for this turn; asking for a summary",
+            self.settings.max_turns
+        ));
+        self.push(Message::user(BUDGET_SPENT))?;
+        let body = wire::body(
+            &self.wire_system_prompt(),
+            &self.messages,
+            &self.call_options(false),
+        );
+        let reply = self.client.complete(&body, &mut |_| {}, &mut ());
+        outcome.api_calls += 1;
+        match reply {
+            Ok(done) => {
+                self.account(&done, outcome)?;
+                let text = strip_think(done.text()).trim().to_string();
+                if text.is_empty() {
+                    outcome.error = Some(format!(
+                        "reached the limit of {} model calls without an answer",
+                        self.settings.max_turns
+                    ));
+                    return Ok(());
+                }
+                self.push(Message::assistant(text.clone()))?;
+                let id = self.next_item_id();
+                observer.item_completed(&Item::new(id, "agent_message", json!({"text": text})));
+                outcome.answer = Some(text);
+            }
+            Err(failure) => {
+                outcome.error = Some(format!(
+                    "reached the limit of {} model calls; the summary call failed: {failure}",
+                    self.settings.max_turns
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Arguments as an object: valid JSON, or JSON a cut stream damaged and we could repair.
+/// Anything else is answered with an error the model can act on, and the tool is not run.
+fn parse_arguments(raw: &str) -> Result<Map<String, Value>, String> {
+    if raw.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err("{\"error\": \"Invalid tool arguments\", \"message\": \"Tool arguments must be a valid JSON object; tool was not executed.\"}".to_string()),
+        Err(e) => match repair::repair_json(raw) {
+            Some(Value::Object(map)) => Ok(map),
+            _ => Err(format!(
+                "Error: Invalid JSON arguments. {e}. For tools with no required parameters, use an empty object: {{}}. Please retry with valid JSON."
+            )),
+        },
+    }
+}
+
+/// Removes `<think>…</think>` blocks (and a dangling opener's tail) from an answer.
+pub fn strip_think(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        match rest.find("<think>") {
+            Some(start) => {
+                out.push_str(&rest[..start]);
+                match rest[start..].find("</think>") {
+                    Some(end) => rest = &rest[start + end + "</think>".len()..],
+                    None => return out,
+                }
+            }
+            None => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// A title from the first question, made without a model call: its first line, at most 60
+/// characters cut at a word, without trailing punctuation.
+pub fn title_from(question: &str) -> String {
+    let line = question
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut title = String::new();
+    for word in line.split_whitespace() {
+        if title.chars().count() + word.chars().count() + 1 > 60 {
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    if title.is_empty() {
+        title = line.chars().take(60).collect();
+    }
+    title
+        .trim_end_matches(['.', ',', ';', ':', '?', '!'])
+        .trim()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_objects_or_an_error_for_the_model() {
+        assert!(parse_arguments("").unwrap().is_empty());
+        assert!(parse_arguments("{\"a\": 1,}").is_ok());
+        assert!(
+            parse_arguments("[1, 2]")
+                .unwrap_err()
+                .contains("Invalid tool arguments")
+        );
+        assert!(
+            parse_arguments("{path: a}")
+                .unwrap_err()
+                .starts_with("Error: Invalid JSON arguments.")
+        );
+    }
+
+    #[test]
+    fn think_blocks_are_removed() {
+        assert_eq!(strip_think("<think>hm</think>Answer"), "Answer");
+        assert_eq!(strip_think("A<think>x"), "A");
+    }
+
+    #[test]
+    fn titles_come_from_the_first_line() {
+        assert_eq!(
+            title_from("  How do I renew the nginx cert?\nmore"),
+            "How do I renew the nginx cert"
+        );
+        let long = "word ".repeat(30);
+        assert!(title_from(&long).chars().count() <= 60);
+    }
+}

@@ -1,0 +1,176 @@
+//! Why a model call failed, classified as Hermes classifies it (reference `agent` §2.6):
+//! whether another attempt can help, and the one line a person or the model is shown.
+
+use std::time::Duration;
+
+use super::completion::Completion;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The endpoint answered with an error status. `message` is `error.message` from a JSON
+    /// body, the `<title>` of an HTML page, or the text itself (first 300 characters).
+    #[error("HTTP {status}: {message}")]
+    Http {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    /// Nothing answered: refused, reset, DNS, or a timeout before the answer started.
+    #[error("Connection error.")]
+    Connect { detail: String },
+    #[error("TLS error talking to {host}: {detail}")]
+    Tls { host: String, detail: String },
+    #[error("timed out waiting for the model (no data for {0} s)")]
+    Timeout(u64),
+    /// The stream stopped before it said it was finished.
+    #[error("the stream was cut off before the answer was complete")]
+    Dropped { partial: Box<Completion> },
+    #[error(
+        "Provider returned an empty stream with no finish_reason (possible upstream error or malformed SSE response)."
+    )]
+    EmptyStream,
+    #[error("the endpoint sent something that is not a chat completion: {0}")]
+    BadResponse(String),
+    #[error("interrupted")]
+    Interrupted { partial: Option<String> },
+    /// The replay provider's request differs from the cassette, or the cassette is used up.
+    #[error("{0}")]
+    Replay(String),
+}
+
+impl LlmError {
+    /// Whether another attempt of the same request may succeed.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            LlmError::Http {
+                status, message, ..
+            } => match status {
+                408 | 429 | 503 | 529 => true,
+                500 | 502 => !mentions_bad_parameter(message),
+                404 => !mentions_missing_model(message),
+                _ => false,
+            },
+            LlmError::Connect { .. }
+            | LlmError::Timeout(_)
+            | LlmError::Dropped { .. }
+            | LlmError::EmptyStream => true,
+            LlmError::Tls { .. }
+            | LlmError::BadResponse(_)
+            | LlmError::Interrupted { .. }
+            | LlmError::Replay(_) => false,
+        }
+    }
+
+    /// What a person can do about it, for the errors a person can fix.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            LlmError::Http { status: 401, .. } | LlmError::Http { status: 403, .. } => Some(
+                "check the API key: HERMES_API_KEY, model.api_key in config.yaml, or the provider's key variable",
+            ),
+            LlmError::Http {
+                status: 404,
+                message,
+                ..
+            } if mentions_missing_model(message) => {
+                Some("check the model name: --model, or model.default in config.yaml")
+            }
+            LlmError::Http { status: 404, .. } => {
+                Some("check the base URL: it should end in /v1 (HERMES_BASE_URL or model.base_url)")
+            }
+            LlmError::Connect { .. } => Some(
+                "is the endpoint running? check HERMES_BASE_URL or model.base_url in config.yaml",
+            ),
+            LlmError::Tls { .. } => {
+                Some("check the endpoint's certificate, or use http:// for a local server")
+            }
+            _ => None,
+        }
+    }
+}
+
+fn mentions_missing_model(message: &str) -> bool {
+    let m = message.to_lowercase();
+    [
+        "does not exist",
+        "model not found",
+        "invalid model",
+        "unknown model",
+        "no such model",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+fn mentions_bad_parameter(message: &str) -> bool {
+    let m = message.to_lowercase();
+    m.contains("invalid") && m.contains("parameter") || m.contains("unsupported parameter")
+}
+
+/// The one-line message of an error body: `error.message` of JSON, `<title>` of HTML, else
+/// the text, at most 300 characters.
+pub fn summarize_body(body: &str) -> String {
+    let text = if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        let message = v
+            .get("error")
+            .and_then(|e| e.get("message").or(Some(e)))
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("detail"));
+        match message {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => body.to_string(),
+        }
+    } else if let Some(title) = html_title(body) {
+        title
+    } else {
+        body.to_string()
+    };
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line.chars().take(300).collect()
+}
+
+fn html_title(body: &str) -> Option<String> {
+    let lower = body.to_ascii_lowercase();
+    let start = lower.find("<title>")? + "<title>".len();
+    let end = start + lower[start..].find("</title>")?;
+    Some(body[start..end].trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, message: &str) -> LlmError {
+        LlmError::Http {
+            status,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn classification_follows_hermes() {
+        assert!(!http(401, "Invalid API key").is_retryable());
+        assert!(!http(404, "The model fake-model does not exist").is_retryable());
+        assert!(http(404, "Not Found").is_retryable());
+        assert!(!http(400, "Bad request").is_retryable());
+        assert!(http(500, "boom").is_retryable());
+        assert!(!http(500, "invalid value for parameter foo").is_retryable());
+        assert!(http(429, "slow down").is_retryable());
+        assert!(http(529, "overloaded").is_retryable());
+    }
+
+    #[test]
+    fn bodies_are_reduced_to_one_line() {
+        assert_eq!(
+            summarize_body(r#"{"error":{"message":"Invalid API key"}}"#),
+            "Invalid API key"
+        );
+        assert_eq!(
+            summarize_body("<html><head><title>502 Bad Gateway</title></head></html>"),
+            "502 Bad Gateway"
+        );
+        assert_eq!(summarize_body("plain\ntext"), "plain text");
+        assert_eq!(summarize_body(&"x".repeat(400)).len(), 300);
+    }
+}

@@ -1,0 +1,274 @@
+//! The HTTP transport: one `POST <base>/chat/completions` per call over reqwest's blocking
+//! client with rustls, reading SSE line by line as it arrives. One attempt per call; the
+//! retry policy lives in [`super::client`].
+
+use std::io::{BufRead, BufReader};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Transport;
+use super::completion::{Completion, Delta, StreamAssembler};
+use super::error::{LlmError, summarize_body};
+
+/// Where calls go and how long they may take.
+#[derive(Clone)]
+pub struct HttpSettings {
+    /// `…/v1`, without a trailing slash.
+    pub base_url: String,
+    pub api_key: String,
+    pub connect_timeout: Duration,
+    /// The longest wait for the next bytes of an answer.
+    pub read_timeout: Duration,
+    pub extra_headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for HttpSettings {
+    // The key never reaches a log, an error or a panic message.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"<redacted>")
+            .finish_non_exhaustive()
+    }
+}
+
+pub struct HttpTransport {
+    client: reqwest::blocking::Client,
+    settings: HttpSettings,
+    interrupt: Arc<AtomicBool>,
+}
+
+impl HttpTransport {
+    pub fn new(
+        settings: HttpSettings,
+        interrupt: Arc<AtomicBool>,
+    ) -> Result<HttpTransport, LlmError> {
+        let client = reqwest::blocking::Client::builder()
+            .connect_timeout(settings.connect_timeout)
+            // In the blocking client this bounds each read, so a stalled stream ends.
+            .timeout(settings.read_timeout)
+            .user_agent(concat!("hermes-loop/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| LlmError::Connect {
+                detail: e.to_string(),
+            })?;
+        Ok(HttpTransport {
+            client,
+            settings,
+            interrupt,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.settings.base_url)
+    }
+
+    fn classify(&self, e: reqwest::Error) -> LlmError {
+        let detail = self.redact(&error_chain(&e));
+        if e.is_timeout() {
+            return LlmError::Timeout(self.settings.read_timeout.as_secs());
+        }
+        let lower = detail.to_lowercase();
+        if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+            let host = reqwest::Url::parse(&self.settings.base_url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_default();
+            return LlmError::Tls { host, detail };
+        }
+        LlmError::Connect { detail }
+    }
+
+    /// Error text never carries the key, whatever the server echoed.
+    fn redact(&self, text: &str) -> String {
+        let key = &self.settings.api_key;
+        if key.len() >= 8 && text.contains(key.as_str()) {
+            text.replace(key.as_str(), "<redacted>")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        parts.push(s.to_string());
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
+impl Transport for HttpTransport {
+    fn call(
+        &mut self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<Completion, LlmError> {
+        let mut request = self
+            .client
+            .post(self.url())
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .bearer_auth(&self.settings.api_key)
+            .body(body.to_string());
+        for (name, value) in &self.settings.extra_headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().map_err(|e| self.classify(e))?;
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| Duration::from_secs_f64(s.min(600.0)));
+            let text = response.text().unwrap_or_default();
+            return Err(LlmError::Http {
+                status,
+                message: self.redact(&summarize_body(&text)),
+                retry_after,
+            });
+        }
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !is_sse {
+            // Also the answer of a server that ignores `stream: true`.
+            let text = response.text().map_err(|e| self.classify(e))?;
+            let value: Value = serde_json::from_str(&text)
+                .map_err(|e| LlmError::BadResponse(format!("{e}: {}", summarize_body(&text))))?;
+            let done = Completion::from_json(&value);
+            if let Some(text) = done.content.as_deref().filter(|t| !t.is_empty()) {
+                on_delta(Delta::Text(text));
+            }
+            return Ok(done);
+        }
+        read_sse(BufReader::new(response), &self.interrupt, on_delta).map_err(|e| match e {
+            SseError::Io(e) => {
+                if e.kind() == std::io::ErrorKind::TimedOut
+                    || e.to_string().to_lowercase().contains("timed out")
+                {
+                    LlmError::Timeout(self.settings.read_timeout.as_secs())
+                } else {
+                    LlmError::Connect {
+                        detail: self.redact(&e.to_string()),
+                    }
+                }
+            }
+            SseError::Llm(e) => e,
+        })
+    }
+}
+
+enum SseError {
+    Io(std::io::Error),
+    Llm(LlmError),
+}
+
+/// Reads `data:` events until `[DONE]` or the end of the body. An answer that ends without a
+/// finish reason was cut off ([`LlmError::Dropped`]); one that carried nothing at all is
+/// [`LlmError::EmptyStream`].
+fn read_sse(
+    mut reader: impl BufRead,
+    interrupt: &AtomicBool,
+    on_delta: &mut dyn FnMut(Delta<'_>),
+) -> Result<Completion, SseError> {
+    let mut assembler = StreamAssembler::default();
+    let mut line = String::new();
+    let mut saw_done = false;
+    loop {
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(SseError::Llm(LlmError::Interrupted {
+                partial: assembler.partial_text().map(str::to_string),
+            }));
+        }
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                let partial = assembler.finish();
+                return Err(if partial.is_empty_stream() {
+                    SseError::Io(e)
+                } else {
+                    SseError::Llm(LlmError::Dropped {
+                        partial: Box::new(partial),
+                    })
+                });
+            }
+        }
+        let Some(data) = line.trim_end().strip_prefix("data:") else {
+            continue;
+        };
+        let data = data.trim_start();
+        if data == "[DONE]" {
+            saw_done = true;
+            break;
+        }
+        match serde_json::from_str::<Value>(data) {
+            Ok(chunk) => {
+                if let Some(err) = chunk.get("error") {
+                    return Err(SseError::Llm(LlmError::Http {
+                        status: 500,
+                        message: summarize_body(&serde_json::json!({"error": err}).to_string()),
+                        retry_after: None,
+                    }));
+                }
+                assembler.push(&chunk, on_delta);
+            }
+            Err(_) => continue,
+        }
+    }
+    let done = assembler.finish();
+    if done.is_empty_stream() {
+        return Err(SseError::Llm(LlmError::EmptyStream));
+    }
+    if done.finish_reason.is_none() && !saw_done {
+        return Err(SseError::Llm(LlmError::Dropped {
+            partial: Box::new(done),
+        }));
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Completion, SseError> {
+        read_sse(text.as_bytes(), &AtomicBool::new(false), &mut |_| {})
+    }
+
+    #[test]
+    fn reads_events_until_done() {
+        let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n\
+                    data: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n\
+                    data: [DONE]\n\n";
+        let Ok(done) = read(body) else {
+            panic!("stream failed")
+        };
+        assert_eq!(done.content.as_deref(), Some("Hello"));
+    }
+
+    #[test]
+    fn a_stream_without_its_end_is_dropped() {
+        let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n";
+        assert!(matches!(
+            read(body),
+            Err(SseError::Llm(LlmError::Dropped { .. }))
+        ));
+        assert!(matches!(
+            read(""),
+            Err(SseError::Llm(LlmError::EmptyStream))
+        ));
+    }
+}

@@ -1,0 +1,625 @@
+//! hermes-chat against the scripted loopback server (reference `agent` §9): exact request
+//! bodies, stored rows, exit codes. The server also refuses (HTTP 400) any request in which a
+//! tool result lacks its call or a call its result, so every test checks the pairing too.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::chat::{chat, home_for, rows, server, transcript};
+use support::chat_server::Reply;
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn one_turn_prints_the_answer_alone_and_stores_the_exchange() {
+    let srv = server(vec![Reply::text("Hello from fake.")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi there"]).output().unwrap();
+    assert_eq!(stdout(&out), "Hello from fake.\n", "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0));
+    let body = &srv.bodies()[0];
+    let keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "messages",
+            "model",
+            "max_tokens",
+            "stream",
+            "stream_options",
+            "tools"
+        ]
+    );
+    assert_eq!(body["max_tokens"], 65536);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "memory",
+            "patch",
+            "read_file",
+            "search_files",
+            "session_search",
+            "skill_manage",
+            "skill_view",
+            "skills_list",
+            "terminal",
+            "write_file"
+        ]
+    );
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "hi there"})
+    );
+    assert_eq!(
+        transcript(home.path()),
+        [
+            "user|hi there|NULL|NULL",
+            "assistant|Hello from fake.|NULL|stop"
+        ]
+    );
+    let session = rows(
+        home.path(),
+        "SELECT source, model, message_count, tool_call_count, api_call_count, input_tokens, output_tokens, title, end_reason, model_config FROM sessions",
+    );
+    assert_eq!(
+        session,
+        [[
+            "cli",
+            "fake-model",
+            "2",
+            "0",
+            "1",
+            "10",
+            "5",
+            "hi there",
+            "agent_close",
+            r#"{"max_iterations": 90, "reasoning_config": null, "max_tokens": null}"#
+        ]]
+    );
+    // The stored system prompt is the one sent.
+    let stored = rows(home.path(), "SELECT system_prompt FROM sessions");
+    assert_eq!(
+        body["messages"][0]["content"].as_str().unwrap(),
+        stored[0][0]
+    );
+}
+
+#[test]
+fn a_tool_call_round_trip_sends_python_shapes() {
+    let srv = server(vec![
+        Reply::tool_call("call_1", "terminal", "{\"command\": \"echo hi\"}"),
+        Reply::text("Done"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "run echo"]).output().unwrap();
+    assert_eq!(stdout(&out), "Done\n", "{}", stderr(&out));
+    let second = &srv.bodies()[1]["messages"];
+    assert_eq!(
+        second[2],
+        json!({"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "terminal", "arguments": "{\"command\":\"echo hi\"}"}}]})
+    );
+    assert_eq!(
+        second[3],
+        json!({"role": "tool", "name": "terminal",
+            "content": "{\"output\": \"hi\", \"exit_code\": 0, \"error\": null}", "tool_call_id": "call_1"})
+    );
+    let stored = rows(
+        home.path(),
+        "SELECT tool_calls FROM messages WHERE role = 'assistant' AND tool_calls IS NOT NULL",
+    );
+    assert_eq!(
+        stored[0][0],
+        r#"[{"id": "call_1", "call_id": "call_1", "response_item_id": "fc_1", "type": "function", "function": {"name": "terminal", "arguments": "{\"command\": \"echo hi\"}"}}]"#
+    );
+    assert_eq!(
+        transcript(home.path())[2],
+        "tool|{\"output\": \"hi\", \"exit_code\": 0, \"error\": null}|terminal|NULL"
+    );
+    assert_eq!(
+        rows(home.path(), "SELECT tool_call_count FROM sessions"),
+        [["1"]]
+    );
+}
+
+#[test]
+fn unknown_and_valid_calls_in_one_answer_are_answered_in_order() {
+    let srv = server(vec![
+        Reply::tool_calls(&[
+            ("c_a", "no_such_tool", "{}"),
+            ("c_b", "read_file", "{\"path\": \"a.txt\"}"),
+        ]),
+        Reply::text("final"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "go"]).output().unwrap();
+    assert_eq!(stdout(&out), "final\n", "{}", stderr(&out));
+    let msgs = &srv.bodies()[1]["messages"];
+    assert_eq!(msgs[3]["tool_call_id"], "c_a");
+    assert_eq!(
+        msgs[3]["content"],
+        "Tool 'no_such_tool' does not exist. Available tools: memory, patch, read_file, search_files, session_search, skill_manage, skill_view, skills_list, terminal, write_file"
+    );
+    assert_eq!(msgs[4]["tool_call_id"], "c_b");
+    assert!(
+        msgs[4]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"error\": \"File not found: a.txt\"")
+    );
+    // The invalid call's result is stored without a tool name, as upstream stores it.
+    let t = transcript(home.path());
+    assert!(t[2].ends_with("|NULL|NULL"), "{t:?}");
+    assert!(t[3].ends_with("|read_file|NULL"), "{t:?}");
+}
+
+#[test]
+fn an_auth_error_fails_the_turn_after_one_request() {
+    let srv = server(vec![Reply::Http {
+        status: 401,
+        headers: vec![],
+        body: r#"{"error":{"message":"Invalid API key"}}"#.into(),
+    }]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("hermes-chat: error: HTTP 401: Invalid API key"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(srv.requests().len(), 1);
+    assert_eq!(transcript(home.path()), ["user|hi|NULL|NULL"]);
+}
+
+#[test]
+fn server_errors_are_retried_then_reported_with_the_count() {
+    let boom = || Reply::Http {
+        status: 500,
+        headers: vec![],
+        body: "boom".into(),
+    };
+    let srv = server(vec![boom(), boom(), boom()]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error: API call failed after 3 retries: HTTP 500: boom"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(srv.requests().len(), 3);
+}
+
+#[test]
+fn retry_after_is_honoured() {
+    let srv = server(vec![
+        Reply::Http {
+            status: 429,
+            headers: vec![("Retry-After".into(), "1".into())],
+            body: "slow down".into(),
+        },
+        Reply::text("after 429"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(stdout(&out), "after 429\n");
+    let reqs = srv.requests();
+    assert!(reqs[1].at.duration_since(reqs[0].at).as_secs_f64() >= 0.95);
+}
+
+#[test]
+fn a_dropped_stream_is_retried() {
+    let srv = server(vec![
+        Reply::DropAfter {
+            events: 1,
+            reply: Box::new(Reply::text("a long answer that never arrives whole")),
+        },
+        Reply::text("recovered"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(stdout(&out), "recovered\n", "{}", stderr(&out));
+    assert_eq!(srv.requests().len(), 2);
+    assert_eq!(srv.bodies()[0], srv.bodies()[1]);
+}
+
+#[test]
+fn the_budget_ends_with_a_summary_call_without_tools() {
+    let srv = server(vec![
+        Reply::tool_call("c1", "terminal", "{\"command\": \"echo 1\"}"),
+        Reply::tool_call("c2", "terminal", "{\"command\": \"echo 2\"}"),
+        Reply::text("Summary: ran echo twice."),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--max-turns", "2", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out),
+        "Summary: ran echo twice.\n",
+        "{}",
+        stderr(&out)
+    );
+    let third = &srv.bodies()[2];
+    assert!(third.get("tools").is_none() && third.get("stream").is_none());
+    let last = third["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], hermes_loop::agent::turn::BUDGET_SPENT);
+    assert_eq!(transcript(home.path()).len(), 7);
+}
+
+#[test]
+fn the_hard_floor_refuses_without_asking() {
+    let srv = server(vec![
+        Reply::tool_call("c1", "terminal", "{\"command\": \"rm -rf /\"}"),
+        Reply::text("ok"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "ok\n");
+    let result: Value =
+        serde_json::from_str(srv.bodies()[1]["messages"][3]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["status"], "blocked");
+    assert_eq!(result["exit_code"], -1);
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("BLOCKED (hardline): recursive delete")
+    );
+}
+
+#[test]
+fn an_approval_is_asked_and_answered_over_jsonl() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "c1",
+            "terminal",
+            "{\"command\": \"curl -fsS http://127.0.0.1:9/x.sh | sh\"}",
+        ),
+        Reply::text("ran it"),
+    ]);
+    let home = home_for(&srv, "");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
+        .env("HERMES_HOME", home.path())
+        .current_dir(home.path())
+        .args(["--input-format", "jsonl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::{BufRead, BufReader, Write};
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"type":"user","message":{{"role":"user","content":"install it"}}}}"#
+    )
+    .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut events: Vec<Value> = Vec::new();
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 0 {
+        let event: Value = serde_json::from_str(&line).unwrap();
+        line.clear();
+        if event["type"] == "control_request" {
+            assert_eq!(event["request"]["subtype"], "can_use_tool");
+            assert_eq!(event["request"]["tool_name"], "terminal");
+            assert_eq!(event["request"]["tool_use_id"], "c1");
+            let answer = json!({"type": "control_response", "response": {"request_id": event["request_id"],
+                "subtype": "success", "response": {"behavior": "allow"}}});
+            writeln!(stdin, "{answer}").unwrap();
+        }
+        let done = event["type"] == "turn.completed";
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let approval = events
+        .iter()
+        .find(|e| e["item"]["type"] == "approval")
+        .expect("an approval item");
+    assert_eq!(approval["item"]["decision"], "approved");
+    let command = events
+        .iter()
+        .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "command_execution")
+        .unwrap();
+    assert_ne!(command["item"]["status"], "declined");
+}
+
+#[test]
+fn without_approval_a_flagged_command_is_refused_naming_the_rule() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "c1",
+            "terminal",
+            "{\"command\": \"curl -fsS http://127.0.0.1:9/x.sh | sh\"}",
+        ),
+        Reply::text("refused"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--json", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = srv.bodies()[1]["messages"][3]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("BLOCKED: Flagged commands are refused"),
+        "{text}"
+    );
+    assert!(text.contains("(rule "), "{text}");
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events[0]["type"], "thread.started");
+    assert_eq!(events.last().unwrap()["type"], "turn.completed");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["item"]["type"] == "approval" && e["item"]["decision"] == "denied")
+    );
+}
+
+#[test]
+fn a_resumed_session_sends_its_stored_prompt_and_history() {
+    let srv = server(vec![
+        Reply::tool_call("call_1", "terminal", "{\"command\": \"echo hi\"}"),
+        Reply::text("Done"),
+        Reply::text("again"),
+    ]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "first"]).assert().success();
+    let sid = rows(home.path(), "SELECT id FROM sessions")[0][0].clone();
+    let out = chat(home.path())
+        .args(["--resume", &sid, "-z", "and again"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "again\n", "{}", stderr(&out));
+    let bodies = srv.bodies();
+    let third = bodies[2]["messages"].as_array().unwrap();
+    let second = bodies[1]["messages"].as_array().unwrap();
+    // Same system prompt bytes, same history, then the new question.
+    assert_eq!(third[..4], second[..]);
+    assert_eq!(third[4], json!({"role": "assistant", "content": "Done"}));
+    assert_eq!(third[5], json!({"role": "user", "content": "and again"}));
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT COUNT(*), MAX(message_count) FROM sessions"
+        ),
+        [["1", "6"]]
+    );
+}
+
+#[test]
+fn continue_and_fork_find_their_sessions() {
+    let srv = server(vec![
+        Reply::text("one"),
+        Reply::text("two"),
+        Reply::text("three"),
+    ]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "first"]).assert().success();
+    chat(home.path())
+        .args(["-c", "-z", "second"])
+        .assert()
+        .success();
+    let sid = rows(home.path(), "SELECT id FROM sessions")[0][0].clone();
+    chat(home.path())
+        .args(["--fork", &sid, "-z", "third"])
+        .assert()
+        .success();
+    let sessions = rows(
+        home.path(),
+        "SELECT parent_session_id, message_count FROM sessions ORDER BY started_at, id",
+    );
+    assert_eq!(sessions.len(), 2);
+    assert!(
+        sessions.iter().any(|s| s[0] == sid && s[1] == "6"),
+        "{sessions:?}"
+    );
+    assert_eq!(srv.bodies()[2]["messages"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn an_unknown_session_is_a_setup_error() {
+    let srv = server(vec![]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--resume", "nope", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Session not found: nope"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn no_model_is_a_setup_error_with_a_hint() {
+    let home = support::TempHome::new();
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no model configured"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("--model"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_recorded_run_replays_offline_and_a_changed_prompt_diverges() {
+    let srv = server(vec![
+        Reply::tool_call("call_1", "terminal", "{\"command\": \"echo hi\"}"),
+        Reply::text("Done"),
+    ]);
+    let home = home_for(&srv, "");
+    let cassette = home.path().join("run.cassette.jsonl");
+    let now = "2026-12-01T10:00:00Z";
+    let out = chat(home.path())
+        .env("HERMES_NOW", now)
+        .args(["--record", cassette.to_str().unwrap(), "-z", "run echo"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "Done\n", "{}", stderr(&out));
+    let recorded = std::fs::read_to_string(&cassette).unwrap();
+    assert_eq!(recorded.lines().count(), 2);
+    assert!(
+        !recorded.contains(home.path().to_str().unwrap()),
+        "machine paths leak into the cassette"
+    );
+    assert!(!recorded.to_lowercase().contains("authorization"));
+
+    // A fresh home, no server: the same run answers from the cassette.
+    let replay_home = support::TempHome::new();
+    let out = chat(replay_home.path())
+        .env("HERMES_NOW", now)
+        .args(["--replay", cassette.to_str().unwrap(), "-z", "run echo"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "Done\n", "{}", stderr(&out));
+
+    let other_home = support::TempHome::new();
+    let out = chat(other_home.path())
+        .env("HERMES_NOW", now)
+        .args(["--replay", cassette.to_str().unwrap(), "-z", "run ls"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("replay: request 1 differs from the cassette"),
+        "{err}"
+    );
+    assert!(
+        err.contains("\"run echo\"") && err.contains("\"run ls\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_long_conversation_is_compacted_in_place() {
+    let big = "seq 10000 13000";
+    let call = |id: &str| Reply::tool_call(id, "terminal", &format!("{{\"command\": \"{big}\"}}"));
+    let srv = server(vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text("done after compaction"),
+    ]);
+    let home = home_for(
+        &srv,
+        "model:\n  provider: custom\n  context_length: 70000\n  max_tokens: 60000\n",
+    );
+    // The second model: block overrides the first; keep base_url and default.
+    let cfg = format!(
+        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n",
+        srv.base_url()
+    );
+    home.write("config.yaml", cfg);
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "--json", "-z", "make output"])
+        .output()
+        .unwrap();
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let compaction = events
+        .iter()
+        .find(|e| e["item"]["type"] == "compaction")
+        .unwrap_or_else(|| panic!("no compaction: {}", stderr(&out)));
+    assert!(
+        compaction["item"]["tokens_before"].as_u64() > compaction["item"]["tokens_after"].as_u64()
+    );
+    assert_eq!(events.last().unwrap()["type"], "turn.completed");
+    // The summary request: one user message, no tools, not streamed.
+    let summary_call = srv
+        .bodies()
+        .into_iter()
+        .find(|b| b.get("tools").is_none())
+        .expect("a summary request");
+    assert_eq!(summary_call["messages"].as_array().unwrap().len(), 1);
+    let compacted = rows(
+        home.path(),
+        "SELECT COUNT(*) FROM messages WHERE active = 0 AND compacted = 1",
+    );
+    assert_ne!(compacted[0][0], "0");
+    let live = rows(
+        home.path(),
+        "SELECT content FROM messages WHERE active = 1 ORDER BY id",
+    );
+    assert!(live.iter().any(|r| r[0].starts_with("[CONTEXT COMPACTION")));
+    assert_eq!(live.last().unwrap()[0], "done after compaction");
+    assert_eq!(rows(home.path(), "SELECT COUNT(*) FROM sessions"), [["1"]]);
+}
+
+#[test]
+fn a_due_review_writes_the_conversation_for_hermes_review() {
+    let srv = server(vec![Reply::text("noted")]);
+    let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
+    let out = chat(home.path())
+        .args(["-z", "I prefer tabs"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "noted\n");
+    let pending: Vec<_> = std::fs::read_dir(home.path().join("pending/review"))
+        .unwrap()
+        .collect();
+    assert_eq!(pending.len(), 1);
+    let path = pending[0].as_ref().unwrap().path();
+    let lines: Vec<Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["role"], "user");
+    assert_eq!(lines[0]["content"], "I prefer tabs");
+    assert_eq!(lines[1]["content"], "noted");
+    assert!(
+        stderr(&out).contains("review queued at"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,72 @@
+//! hermes-chat against the scripted loopback server: a home configured for it, the run, and
+//! reads of what the run stored.
+
+use std::path::Path;
+
+use super::TempHome;
+use super::chat_server::{ChatServer, Reply};
+
+/// A home whose config points at `server`, with retries that do not wait seconds.
+pub fn home_for(server: &ChatServer, extra_yaml: &str) -> TempHome {
+    let home = TempHome::new();
+    home.write(
+        "config.yaml",
+        format!(
+            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nagent:\n  retry_backoff_seconds: 0.01\n{extra_yaml}",
+            server.base_url()
+        ),
+    );
+    home
+}
+
+pub fn server(script: Vec<Reply>) -> ChatServer {
+    ChatServer::start(script)
+}
+
+/// hermes-chat with a working directory of its own (inside the home, so it is cleaned up).
+pub fn chat(home: &Path) -> assert_cmd::Command {
+    let work = home.join("work");
+    std::fs::create_dir_all(&work).expect("work dir");
+    let mut cmd = super::bin("hermes-chat", home);
+    cmd.current_dir(&work)
+        .env_remove("HERMES_BASE_URL")
+        .env_remove("HERMES_API_KEY")
+        .env_remove("CUSTOM_BASE_URL")
+        .env_remove("OPENAI_API_KEY");
+    cmd
+}
+
+/// Rows of `sql` from the home's state.db, each column as text (NULL as "NULL").
+pub fn rows(home: &Path, sql: &str) -> Vec<Vec<String>> {
+    let conn = rusqlite::Connection::open(home.join("state.db")).expect("open state.db");
+    let mut stmt = conn.prepare(sql).expect("prepare");
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..n)
+            .map(|i| {
+                let v: rusqlite::types::Value = r.get(i)?;
+                Ok(match v {
+                    rusqlite::types::Value::Null => "NULL".to_string(),
+                    rusqlite::types::Value::Integer(i) => i.to_string(),
+                    rusqlite::types::Value::Real(f) => f.to_string(),
+                    rusqlite::types::Value::Text(t) => t,
+                    rusqlite::types::Value::Blob(_) => "<blob>".to_string(),
+                })
+            })
+            .collect::<rusqlite::Result<Vec<String>>>()
+    })
+    .expect("query")
+    .map(|r| r.expect("row"))
+    .collect()
+}
+
+/// `role|content|tool_name|finish_reason` of every stored message, in id order.
+pub fn transcript(home: &Path) -> Vec<String> {
+    rows(
+        home,
+        "SELECT role, content, COALESCE(tool_name, 'NULL'), COALESCE(finish_reason, 'NULL') FROM messages ORDER BY id",
+    )
+    .into_iter()
+    .map(|r| r.join("|"))
+    .collect()
+}
