@@ -160,5 +160,36 @@ fi
 # [hermes-review]
 
 # [hermes-chat]
+if have hermes-chat; then
+    # A fresh copy of the home: the recorded requests carry its skills and memory as they are
+    # in testdata/home (pipelines/record-demo-cassette.sh made the cassette).
+    CHAT_HOME="$(mktemp -d "${TMPDIR:-/tmp}/hermes-chat-demo.XXXXXX")"
+    trap 'rm -rf "$HERMES_HOME" "$CHAT_HOME"' EXIT
+    cp -R testdata/home/. "$CHAT_HOME"/
+    CASSETTE="$PWD/testdata/agent/demo.cassette.jsonl"
+    PROMPT="$(cat testdata/agent/demo-prompt.txt)"
+
+    step "hermes-chat: one turn, offline (the replay provider answers from a recorded cassette)"
+    echo "› $PROMPT"
+    (cd "$CHAT_HOME" && HERMES_HOME="$CHAT_HOME" hermes-chat --replay "$CASSETTE" --approvals deny \
+        --json -z "$PROMPT") > "$CHAT_HOME/events.jsonl"
+    if command -v jq >/dev/null; then
+        jq -r 'select(.type=="item.completed") | .item
+            | if .type=="tool_call" then "  ┊ \(.name) \(.arguments|tostring) → \(.status)"
+              elif .type=="command_execution" then "  ┊ $ \(.command) → \(.status)"
+              elif .type=="approval" then "  ┊ approval: \(.decision) (rule \(.rule))"
+              elif .type=="agent_message" then "\n\(.text)"
+              else empty end' "$CHAT_HOME/events.jsonl"
+    else
+        cat "$CHAT_HOME/events.jsonl"
+    fi
+
+    step "hermes-chat: the session is in state.db, where hermes-recall finds it"
+    HERMES_HOME="$CHAT_HOME" hermes-recall certbot --limit 1 --format text | head -12
+    if [ -x .venv-peer/bin/hermes ]; then
+        step "Python Hermes 0.19.0 lists the same session"
+        HERMES_HOME="$CHAT_HOME" .venv-peer/bin/hermes sessions list 2>/dev/null | head -5
+    fi
+fi
 
 step "Done"

@@ -623,3 +623,73 @@ fn a_due_review_writes_the_conversation_for_hermes_review() {
         stderr(&out)
     );
 }
+
+/// The demo's cassette still matches what hermes-chat sends (re-record it with
+/// `pipelines/record-demo-cassette.sh` after changing the prompt or the tool schemas), and two
+/// replays with a pinned clock write the same session and the same usage sidecar.
+#[test]
+fn the_demo_cassette_replays_byte_for_byte() {
+    let cassette = support::testdata("agent/demo.cassette.jsonl");
+    let prompt = std::fs::read_to_string(support::testdata("agent/demo-prompt.txt")).unwrap();
+    let run = || {
+        let home = support::TempHome::new();
+        copy_dir(&support::testdata("home"), home.path());
+        let out = support::bin("hermes-chat", home.path())
+            .current_dir(home.path())
+            .env("HERMES_NOW", "2026-11-29T12:00:00Z")
+            .args([
+                "--replay",
+                cassette.to_str().unwrap(),
+                "--approvals",
+                "deny",
+                "-z",
+                &prompt,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with("You have two skills"),
+            "{}",
+            stdout(&out)
+        );
+        let export = support::bin("hermes-index", home.path())
+            .args(["export", "-"])
+            .output()
+            .unwrap();
+        let root = home.path().to_str().unwrap().to_string();
+        let text = stdout(&export).replace(&root, "<home>");
+        let usage = home.read("skills/.usage.json");
+        (text, usage, home)
+    };
+    let (a, usage_a, _ha) = run();
+    let (b, usage_b, _hb) = run();
+    assert!(a.contains("\"end_reason\": \"agent_close\""), "{a}");
+    if a != b {
+        let at = a
+            .bytes()
+            .zip(b.bytes())
+            .position(|(x, y)| x != y)
+            .unwrap_or(0);
+        panic!(
+            "two replays stored different sessions at byte {at}: {:?} vs {:?}",
+            &a[at.saturating_sub(60)..(at + 40).min(a.len())],
+            &b[at.saturating_sub(60)..(at + 40).min(b.len())]
+        );
+    }
+    assert_eq!(usage_a, usage_b);
+    assert!(usage_a.contains("\"nginx-cert-renewal\""));
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

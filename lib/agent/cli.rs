@@ -97,6 +97,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
                 ep.provider = provider;
             }
             ep.max_tokens = replayer.recorded_max_tokens();
+            ep.base_url = "replay".into();
             if !options.quiet {
                 eprintln!(
                     "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",

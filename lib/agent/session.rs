@@ -263,7 +263,7 @@ impl Agent {
     }
 
     /// `YYYYmmdd_HHMMSS_<6 hex>` in local time. Under a fixed clock the hex is derived from
-    /// the time and the working directory, so a replayed run names its session the same way.
+    /// the time alone, so a replayed run names its session the same way.
     fn fresh_session_id(&self) -> Result<String, SetupError> {
         let now = self.clock.now();
         let ts = jiff::Timestamp::from_microsecond((now * 1e6) as i64)
@@ -274,10 +274,7 @@ impl Agent {
             .to_string();
         for attempt in 0u64..1000 {
             let seed = if self.clock.is_fixed() {
-                fnv(&format!(
-                    "{now}:{}:{attempt}",
-                    self.workspace.cwd().display()
-                ))
+                fnv(&format!("{now}:{attempt}"))
             } else {
                 fnv(&format!(
                     "{now}:{}:{attempt}:{:?}",
