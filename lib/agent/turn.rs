@@ -158,7 +158,8 @@ impl Agent {
                 continue;
             }
 
-            let answer = strip_think(done.text()).trim().to_string();
+            let raw = strip_think(done.text());
+            let answer = raw.trim().to_string();
             if answer.is_empty() {
                 let after_tools = self.messages.iter().rev().take(5).any(|m| m.is(Role::Tool));
                 if after_tools && !nudged {
@@ -181,7 +182,7 @@ impl Agent {
                 return Ok(outcome);
             }
             if done.finish_reason.as_deref() == Some("length") && continuations.len() < 3 {
-                continuations.push(answer.clone());
+                continuations.push(raw.clone());
                 let mut partial = Message::assistant(answer);
                 partial.finish_reason = Some("length".into());
                 partial.reasoning = done.reasoning.clone();
@@ -196,8 +197,8 @@ impl Agent {
             self.push(final_message)?;
             let item = Item::new(message_id, "agent_message", json!({"text": answer}));
             observer.item_completed(&item);
-            continuations.push(answer);
-            outcome.answer = Some(continuations.join(""));
+            continuations.push(raw);
+            outcome.answer = Some(continuations.concat().trim().to_string());
             outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
             return Ok(outcome);
         }
