@@ -148,6 +148,13 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         interrupt.clone(),
     );
     let (db, _, _) = crate::sessions::open_for_write(&home.state_db(), true, &|_| {})?;
+    // A conversation commits a few rows per model call. In WAL mode, NORMAL keeps every commit
+    // through a crash of this process or any other (the WAL is in the page cache); only a
+    // power cut may lose the last commits. FULL would fsync each of them: about 4 ms apiece
+    // here, twice the whole budget of a model call (docs/decisions.md).
+    db.conn()
+        .execute_batch("PRAGMA synchronous=NORMAL")
+        .context("cannot configure state.db")?;
     let interactive = options.oneshot.is_none() && !options.json && !options.input_jsonl;
     let approvals = options.approvals.unwrap_or(
         if options.input_jsonl || (interactive && std::io::stdin().is_terminal()) {

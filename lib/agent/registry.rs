@@ -25,17 +25,31 @@ pub const ALL_TOOLS: [&str; 10] = [
 #[derive(Debug, Clone)]
 pub struct Registry {
     allowed: BTreeSet<String>,
+    /// Built once: every call of a run sends the same bytes.
+    schemas: Vec<Value>,
+    schema_chars: usize,
 }
 
 impl Registry {
     /// All tools, or only those in `whitelist` (names it does not know are ignored).
     pub fn new(whitelist: Option<&[&str]>) -> Registry {
-        let allowed = ALL_TOOLS
+        let allowed: BTreeSet<String> = ALL_TOOLS
             .iter()
             .filter(|t| whitelist.is_none_or(|w| w.contains(t)))
             .map(|t| t.to_string())
             .collect();
-        Registry { allowed }
+        let schemas = build_schemas(&allowed);
+        let schema_chars = schemas.iter().map(|s| s.to_string().len()).sum();
+        Registry {
+            allowed,
+            schemas,
+            schema_chars,
+        }
+    }
+
+    /// The size of the schemas as sent, for token estimates.
+    pub fn schema_chars(&self) -> usize {
+        self.schema_chars
     }
 
     pub fn names(&self) -> &BTreeSet<String> {
@@ -47,26 +61,8 @@ impl Registry {
     }
 
     /// The `tools` array of a request, sorted by name.
-    pub fn schemas(&self) -> Vec<Value> {
-        let mut out: Vec<Value> = own_schemas()
-            .into_iter()
-            .chain(crate::tools::schemas())
-            .filter(|s| {
-                s.pointer("/function/name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| self.allows(n))
-            })
-            .collect();
-        out.sort_by(|a, b| {
-            let name = |v: &Value| {
-                v.pointer("/function/name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            name(a).cmp(&name(b))
-        });
-        out
+    pub fn schemas(&self) -> &[Value] {
+        &self.schemas
     }
 
     /// The text the model gets for a call to a tool this run does not have.
@@ -84,6 +80,28 @@ impl Registry {
             names.join(", ")
         )
     }
+}
+
+fn build_schemas(allowed: &BTreeSet<String>) -> Vec<Value> {
+    let mut out: Vec<Value> = own_schemas()
+        .into_iter()
+        .chain(crate::tools::schemas())
+        .filter(|s| {
+            s.pointer("/function/name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| allowed.contains(n))
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let name = |v: &Value| {
+            v.pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        name(a).cmp(&name(b))
+    });
+    out
 }
 
 fn function(name: &str, description: &str, parameters: Value) -> Value {

@@ -100,8 +100,11 @@ impl Agent {
                 compactions += 1;
             }
             let options = self.call_options(true);
-            let mut history = self.messages.clone();
-            history.extend(synthetic.iter().cloned());
+            let history: std::borrow::Cow<'_, [Message]> = if synthetic.is_empty() {
+                std::borrow::Cow::Borrowed(&self.messages)
+            } else {
+                std::borrow::Cow::Owned([self.messages.as_slice(), synthetic.as_slice()].concat())
+            };
             let body = wire::body(&self.wire_system_prompt(), &history, &options);
             let message_id = self.next_item_id();
             let mut streamed = String::new();
@@ -216,7 +219,7 @@ impl Agent {
             reasoning_effort: self.endpoint.reasoning_effort.clone(),
             stream: with_tools,
             tools: if with_tools {
-                self.registry.schemas()
+                self.registry.schemas().to_vec()
             } else {
                 Vec::new()
             },
@@ -229,19 +232,15 @@ impl Agent {
 
     /// chars/4 over the system prompt, the messages and the tool schemas.
     fn estimate_request_tokens(&self, extra: &[Message]) -> u64 {
-        let chars: usize = self.wire_system_prompt().len()
+        let chars: usize = self.system_prompt.len()
+            + self.ephemeral.len()
             + self
                 .messages
                 .iter()
                 .chain(extra)
                 .map(compact::message_chars)
                 .sum::<usize>()
-            + self
-                .registry
-                .schemas()
-                .iter()
-                .map(|s| s.to_string().len())
-                .sum::<usize>();
+            + self.registry.schema_chars();
         compact::estimate_tokens(chars)
     }
 
