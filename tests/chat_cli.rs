@@ -356,6 +356,28 @@ fn an_approval_is_asked_and_answered_over_jsonl() {
         .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "command_execution")
         .unwrap();
     assert_ne!(command["item"]["status"], "declined");
+    let result: Value =
+        serde_json::from_str(srv.bodies()[1]["messages"][3]["content"].as_str().unwrap()).unwrap();
+    let note = result["approval"].as_str().unwrap();
+    assert!(
+        note.starts_with("Command was flagged (curl-pipe-shell: "),
+        "{note}"
+    );
+    assert!(note.ends_with(") and approved by the user."), "{note}");
+}
+
+/// The exact `tools` array a request carries (testdata/agent/tools.json): a schema change
+/// shows up here, and the demo's cassette must then be recorded again.
+#[test]
+fn the_tool_schemas_sent_are_the_golden_ones() {
+    let srv = server(vec![Reply::text("ok")]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "hi"]).assert().success();
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::testdata("agent/tools.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(srv.bodies()[0]["tools"], golden);
 }
 
 #[test]

@@ -359,6 +359,14 @@ impl Observer for OneShot {
             eprintln!("{BIN}: {text}");
         }
     }
+
+    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
+        if std::io::stdin().is_terminal() {
+            ask_on_terminal(request)
+        } else {
+            Decision::Deny
+        }
+    }
 }
 
 fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow::Result<u8> {
@@ -686,6 +694,24 @@ struct Lines {
     at_line_start: bool,
 }
 
+/// Asks at the terminal (stderr for the question, stdin for the answer).
+fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
+    eprintln!(
+        "⚠ {BIN} wants to run: {}\n  flagged by {}: {}",
+        request.command, request.rule, request.description
+    );
+    eprint!("  run it? [o]nce / [a]lways this session / [d]eny: ");
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return Decision::Deny;
+    }
+    match answer.trim().to_lowercase().as_str() {
+        "o" | "once" | "y" | "yes" => Decision::Once,
+        "a" | "always" => Decision::Session,
+        _ => Decision::Deny,
+    }
+}
+
 impl Observer for Lines {
     fn delta(&mut self, _: &str, delta: &Delta<'_>) {
         if let Delta::Text(t) = delta {
@@ -722,20 +748,7 @@ impl Observer for Lines {
     }
 
     fn approve(&mut self, request: &ApprovalRequest) -> Decision {
-        eprintln!(
-            "⚠ {} wants to run: {}\n  flagged by {}: {}",
-            BIN, request.command, request.rule, request.description
-        );
-        eprint!("  run it? [o]nce / [a]lways this session / [d]eny: ");
-        let mut answer = String::new();
-        if std::io::stdin().read_line(&mut answer).is_err() {
-            return Decision::Deny;
-        }
-        match answer.trim().to_lowercase().as_str() {
-            "o" | "once" | "y" | "yes" => Decision::Once,
-            "a" | "always" => Decision::Session,
-            _ => Decision::Deny,
-        }
+        ask_on_terminal(request)
     }
 }
 

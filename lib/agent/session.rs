@@ -535,6 +535,7 @@ impl Agent {
             .to_string();
         let blocked = |text: String| json!({"output": "", "exit_code": -1, "error": text, "status": "blocked"});
         let mut approval_item = None;
+        let mut approved_note: Option<String> = None;
         let check = approval::check(
             &command,
             &self.settings.deny_globs,
@@ -571,6 +572,16 @@ impl Agent {
                     self.approved_rules.insert(rule.clone());
                 }
                 approval_item = Some(self.approval_item(&command, &rule, decision.as_str()));
+                if decision != Decision::Deny {
+                    let how = match (decision, self.approvals) {
+                        (_, ApprovalMode::Allow) => "run under --approvals allow",
+                        (Decision::Session, _) => "approved by the user for this session",
+                        _ => "approved by the user",
+                    };
+                    approved_note = Some(format!(
+                        "Command was flagged ({rule}: {description}) and {how}."
+                    ));
+                }
                 (decision == Decision::Deny).then(|| {
                     blocked(approval::denied_text(
                         &rule,
@@ -582,7 +593,14 @@ impl Agent {
         };
         let result = match refusal {
             Some(r) => r,
-            None => crate::tools::terminal(&mut self.workspace, args, &self.interrupt),
+            None => {
+                let mut result = crate::tools::terminal(&mut self.workspace, args, &self.interrupt);
+                // The approval stays on record with the result, in the store too.
+                if let (Some(note), Value::Object(map)) = (&approved_note, &mut result) {
+                    map.insert("approval".into(), json!(note));
+                }
+                result
+            }
         };
         let exit_code = result.get("exit_code").cloned().unwrap_or(Value::Null);
         let status = if result.get("status").and_then(Value::as_str) == Some("blocked") {
