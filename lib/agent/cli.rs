@@ -26,6 +26,9 @@ use crate::llm::http::{HttpSettings, HttpTransport};
 use crate::llm::{Client, Delta, LlmError, RetryPolicy, Transport};
 use crate::sessions::live;
 
+/// Prints from another thread without breaking the line being typed.
+pub(super) type Printer = Arc<std::sync::Mutex<Box<dyn rustyline::ExternalPrinter + Send>>>;
+
 /// What the flags asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ChatOptions {
@@ -61,7 +64,13 @@ const BIN: &str = "hermes-chat";
 /// Runs hermes-chat; returns the exit code. Setup errors come back as `Err` (exit 2).
 pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     let interrupt = Arc::new(AtomicBool::new(false));
-    install_interrupt(interrupt.clone());
+    let interactive = options.oneshot.is_none()
+        && !options.json
+        && !options.input_jsonl
+        && std::io::stdin().is_terminal();
+    // At the terminal Ctrl-C cancels the turn and the session goes on; elsewhere a run that
+    // does not stop soon after the signal is ended.
+    install_interrupt(interrupt.clone(), !interactive);
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     let now = crate::clock::now()?;
@@ -155,14 +164,13 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     db.conn()
         .execute_batch("PRAGMA synchronous=NORMAL")
         .context("cannot configure state.db")?;
-    let interactive = options.oneshot.is_none() && !options.json && !options.input_jsonl;
-    let approvals = options.approvals.unwrap_or(
-        if options.input_jsonl || (interactive && std::io::stdin().is_terminal()) {
+    let approvals = options
+        .approvals
+        .unwrap_or(if options.input_jsonl || interactive {
             ApprovalMode::Ask
         } else {
             ApprovalMode::Deny
-        },
-    );
+        });
     let ephemeral = preload_skills(&home, &config, &options.skills)?;
     let parts = AgentParts {
         home: home.clone(),
@@ -206,8 +214,8 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     } else if let Some(prompt) = &options.oneshot {
         let prompt = read_prompt(prompt)?;
         run_oneshot(&mut agent, &options, &prompt)
-    } else if std::io::stdin().is_terminal() {
-        run_lines(&mut agent, &options)
+    } else if interactive {
+        super::repl::run(&mut agent, &options)
     } else {
         Err(anyhow::Error::new(Hinted::new(
             "no prompt given",
@@ -290,7 +298,7 @@ fn preload_skills(home: &Home, config: &Config, names: &[String]) -> anyhow::Res
 
 /// SIGINT and SIGTERM ask the loop to stop; a run that does not stop within two seconds
 /// (a blocked read) exits with 130 anyway, after what was stored stays stored.
-fn install_interrupt(flag: Arc<AtomicBool>) {
+fn install_interrupt(flag: Arc<AtomicBool>, force_exit: bool) {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     if FLAG.set(flag).is_err() {
         return;
@@ -304,6 +312,9 @@ fn install_interrupt(flag: Arc<AtomicBool>) {
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    if !force_exit {
+        return;
     }
     std::thread::spawn(|| {
         loop {
@@ -375,7 +386,7 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
         terminal: std::io::stderr().is_terminal(),
     };
     let outcome = agent.run_turn(prompt, &mut observer)?;
-    finish_turn(agent, options, prompt, &outcome, &mut observer, None)?;
+    finish_turn(agent, options, prompt, &outcome, &mut observer, None, None)?;
     let code = match (&outcome.answer, &outcome.error) {
         _ if outcome.interrupted => EXIT_INTERRUPTED,
         (Some(answer), _) => {
@@ -396,13 +407,14 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
 }
 
 /// After a turn: the answer file, the title, and the review hand-off.
-fn finish_turn(
+pub(super) fn finish_turn(
     agent: &mut Agent,
     options: &ChatOptions,
     prompt: &str,
     outcome: &TurnOutcome,
     observer: &mut dyn Observer,
     json: Option<&mut JsonEvents>,
+    printer: Option<Printer>,
 ) -> anyhow::Result<()> {
     if let (Some(path), Some(answer)) = (&options.output_last_message, &outcome.answer) {
         std::fs::write(path, format!("{answer}\n"))
@@ -424,7 +436,7 @@ fn finish_turn(
     if options.no_review || outcome.interrupted || outcome.answer.is_none() || !due.any() {
         return Ok(());
     }
-    hand_off_review(agent, options, due, observer, json)
+    hand_off_review(agent, options, due, observer, json, printer)
 }
 
 fn hand_off_review(
@@ -433,6 +445,7 @@ fn hand_off_review(
     due: Due,
     observer: &mut dyn Observer,
     json: Option<&mut JsonEvents>,
+    printer: Option<Printer>,
 ) -> anyhow::Result<()> {
     let lines = agent.transcript_lines();
     let pending = agent.home.pending_dir("review");
@@ -442,7 +455,7 @@ fn hand_off_review(
         &lines,
         due,
         agent.home.root(),
-        options.review_wait,
+        options.review_wait || printer.is_some(),
     )
     .with_context(|| format!("cannot write the review input under {}", pending.display()))?;
     if let Some(reason) = &handoff.queued_reason {
@@ -456,10 +469,24 @@ fn hand_off_review(
         return Ok(());
     };
     if !options.review_wait {
-        observer.notice(&format!(
-            "review started in the background on {}",
-            handoff.input.display()
-        ));
+        match printer {
+            // The summary line appears between turns when the review ends.
+            Some(printer) => {
+                std::thread::spawn(move || {
+                    let Ok(output) = child.wait_with_output() else {
+                        return;
+                    };
+                    let summary = review::summary_line(&String::from_utf8_lossy(&output.stdout));
+                    if let (Some(line), Ok(mut p)) = (summary, printer.lock()) {
+                        let _ = p.print(format!("{line}\n"));
+                    }
+                });
+            }
+            None => observer.notice(&format!(
+                "review started in the background on {}",
+                handoff.input.display()
+            )),
+        }
         return Ok(());
     }
     let output = child
@@ -487,7 +514,7 @@ fn hand_off_review(
 }
 
 /// `--json`: events on stdout.
-struct JsonEvents {
+pub(super) struct JsonEvents {
     deltas: bool,
     /// Approvals are asked over stdin (`--input-format jsonl`).
     ask_on_stdin: bool,
@@ -682,20 +709,23 @@ fn json_turn(
         EXIT_OK
     };
     let mut silent = super::events::Silent;
-    finish_turn(agent, options, prompt, &outcome, &mut silent, Some(events))?;
+    finish_turn(
+        agent,
+        options,
+        prompt,
+        &outcome,
+        &mut silent,
+        Some(events),
+        None,
+    )?;
     if code == EXIT_OK {
         events.emit(&json!({"type": "turn.completed", "turn_id": turn_id, "usage": usage}));
     }
     Ok(code)
 }
 
-/// The terminal session until the next issue's full UI: one line in, the answer streamed out.
-struct Lines {
-    at_line_start: bool,
-}
-
 /// Asks at the terminal (stderr for the question, stdin for the answer).
-fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
+pub(super) fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
     eprintln!(
         "⚠ {BIN} wants to run: {}\n  flagged by {}: {}",
         request.command, request.rule, request.description
@@ -712,50 +742,12 @@ fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
     }
 }
 
-impl Observer for Lines {
-    fn delta(&mut self, _: &str, delta: &Delta<'_>) {
-        if let Delta::Text(t) = delta {
-            print!("{t}");
-            let _ = std::io::stdout().flush();
-            self.at_line_start = t.ends_with('\n');
-        }
-    }
-
-    fn item_completed(&mut self, item: &Item) {
-        let text = |k: &str| {
-            item.fields
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        match item.kind {
-            "command_execution" => eprintln!("  ┊ $ {}  [{}]", text("command"), text("status")),
-            "tool_call" => eprintln!("  ┊ {}  [{}]", text("name"), text("status")),
-            _ => {}
-        }
-    }
-
-    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: Duration) {
-        eprintln!(
-            "{error} (attempt {attempt}/{of}; retrying in {:.1} s)",
-            wait.as_secs_f64()
-        );
-    }
-
-    fn notice(&mut self, text: &str) {
-        eprintln!("{text}");
-    }
-
-    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
-        ask_on_terminal(request)
-    }
-}
-
-fn run_lines(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
+/// The line that says what a session loaded.
+pub(super) fn loaded_line(agent: &Agent) -> String {
     let loaded = &agent.loaded;
-    eprintln!(
-        "{BIN}: session {} · {} on {} · memory {} chars, user {} chars, {} skills, {} context file(s)",
+    let truncated = loaded.context_files.iter().filter(|c| c.truncated).count();
+    let mut line = format!(
+        "{BIN}: session {} · {} on {} · memory {} chars, user {} chars · {} skills · {} context file(s)",
         agent.session_id,
         agent.endpoint.model,
         agent.endpoint.provider,
@@ -764,36 +756,14 @@ fn run_lines(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         loaded.skills,
         loaded.context_files.len()
     );
-    let mut observer = Lines {
-        at_line_start: true,
-    };
-    let stdin = std::io::stdin();
-    loop {
-        eprint!("› ");
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(anyhow::Error::new(e).context("cannot read stdin")),
-        }
-        let text = line.trim();
-        if text.is_empty() {
-            continue;
-        }
-        if text == "/quit" || text == "/exit" {
-            break;
-        }
-        agent.interrupt.store(false, Ordering::SeqCst);
-        let outcome = agent.run_turn(text, &mut observer)?;
-        if !observer.at_line_start {
-            println!();
-            observer.at_line_start = true;
-        }
-        if let Some(error) = &outcome.error {
-            eprintln!("error: {error}");
-        }
-        finish_turn(agent, options, text, &outcome, &mut observer, None)?;
+    if truncated > 0 {
+        line.push_str(&format!(" ({truncated} truncated)"));
     }
-    agent.end("cli_close")?;
-    Ok(EXIT_OK)
+    if agent.resumed {
+        line.push_str(&format!(
+            " · resumed with {} messages",
+            agent.messages.len()
+        ));
+    }
+    line
 }

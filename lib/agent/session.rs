@@ -104,8 +104,12 @@ pub struct Agent {
     pub(super) session_created: bool,
     pub resumed: bool,
     pub(super) item_seq: u64,
-    /// Whether `memory` answered successfully in this turn (resets the memory counter).
+    /// The prompt size the endpoint last reported, for the compaction check.
     pub(super) last_prompt_tokens: u64,
+    /// Skills created by `skill_manage` in this run: name and folder (for `/learn`).
+    pub skills_created: Vec<(String, PathBuf)>,
+    /// Variables given to the model's commands beyond the process environment.
+    extra_env: Vec<(String, String)>,
 }
 
 /// Problems setting a run up (exit 2).
@@ -232,6 +236,8 @@ impl Agent {
             resumed: false,
             item_seq: 0,
             last_prompt_tokens: 0,
+            skills_created: Vec::new(),
+            extra_env: Vec::new(),
         })
     }
 
@@ -627,6 +633,83 @@ impl Agent {
             "approval",
             json!({"command": command, "rule": rule, "decision": decision}),
         )
+    }
+
+    /// Adds a variable to the environment of the model's commands (a secret just entered).
+    pub fn add_tool_env(&mut self, name: &str, value: &str) {
+        self.extra_env.retain(|(k, _)| k != name);
+        self.extra_env.push((name.to_string(), value.to_string()));
+        let mut vars: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| !is_secret_variable(k))
+            .collect();
+        vars.extend(self.extra_env.iter().cloned());
+        self.workspace.set_env(vars);
+    }
+
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    pub fn memory_store(&self) -> Option<&MemoryStore> {
+        self.memory.as_ref()
+    }
+
+    /// `/new`: ends this session (`new_session`) and starts a fresh one with a rebuilt prompt
+    /// (new date, memory and skills re-read). The row is written at its first turn.
+    pub fn start_new_session(&mut self) -> Result<(), SetupError> {
+        self.end("new_session")?;
+        if let Some(store) = self.memory.as_mut() {
+            let limits = store.limits();
+            *store = MemoryStore::load(&self.home, limits)?;
+        }
+        self.messages.clear();
+        self.session_created = false;
+        self.resumed = false;
+        self.session_id = self.fresh_session_id()?;
+        self.build_prompt();
+        self.counters = Counters::new(&self.settings);
+        Ok(())
+    }
+
+    /// Takes the last user turn back, from the model's context and from the store alike
+    /// (upstream's `/retry` leaves the store untouched and `/undo` rewinds it by position,
+    /// so the two diverge, quirk Q4). Returns the turn's text and how many messages went.
+    pub fn rewind_last_turn(&mut self) -> Result<Option<(String, usize)>, crate::sessions::Error> {
+        let Some(at) = self
+            .messages
+            .iter()
+            .rposition(|m| m.is(crate::llm::Role::User))
+        else {
+            return Ok(None);
+        };
+        let removed: Vec<Message> = self.messages.drain(at..).collect();
+        if let Some(id) = removed[0].stored_id {
+            live::rewind_to_message(&mut self.db, &self.session_id, id)?;
+        }
+        Ok(Some((removed[0].content.clone(), removed.len())))
+    }
+
+    /// `/model NAME`: the next calls go to NAME; the prompt's `Model:` line says so (the only
+    /// bytes of the prompt that change).
+    pub fn switch_model(&mut self, model: &str) -> Result<(), crate::sessions::Error> {
+        let old = format!("\nModel: {}\n", self.endpoint.model);
+        let new = format!("\nModel: {model}\n");
+        if let Some(at) = self.system_prompt.rfind(&old) {
+            self.system_prompt.replace_range(at..at + old.len(), &new);
+        }
+        self.endpoint.model = model.to_string();
+        if self.session_created {
+            live::set_system_prompt(&mut self.db, &self.session_id, &self.system_prompt)?;
+        }
+        Ok(())
+    }
+
+    /// The session's token totals so far.
+    pub fn usage_totals(&self) -> Result<[i64; 6], crate::sessions::Error> {
+        if !self.session_created {
+            return Ok([0; 6]);
+        }
+        live::usage_totals(&self.db, &self.session_id)
     }
 
     /// The messages of the conversation as review input lines.

@@ -89,6 +89,7 @@ impl Agent {
         while iterations < self.settings.max_turns {
             if self.interrupt.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
+                self.close_interrupted()?;
                 return Ok(outcome);
             }
             iterations += 1;
@@ -129,6 +130,7 @@ impl Agent {
                             self.push(Message::assistant(p))?;
                         }
                         outcome.interrupted = true;
+                        self.close_interrupted()?;
                         return Ok(outcome);
                     }
                     outcome.error = Some(failure.to_string());
@@ -210,6 +212,21 @@ impl Agent {
             outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
         }
         Ok(outcome)
+    }
+
+    /// An interrupted turn ends with an assistant message, so the stored transcript and the
+    /// model's context alternate and say what happened.
+    fn close_interrupted(&mut self) -> Result<(), TurnError> {
+        if self
+            .messages
+            .last()
+            .is_some_and(|m| !m.is(Role::Assistant) || !m.tool_calls.is_empty())
+        {
+            let mut closing = Message::assistant("Operation interrupted.");
+            closing.finish_reason = Some("interrupted".into());
+            self.push(closing)?;
+        }
+        Ok(())
     }
 
     fn call_options(&self, with_tools: bool) -> CallOptions {
