@@ -278,12 +278,30 @@ fn preload_skills(home: &Home, config: &Config, names: &[String]) -> anyhow::Res
             &scanner,
         );
         let viewed = session.view(name, None);
-        match (viewed.get("content").and_then(Value::as_str), viewed.get("skill_dir").and_then(Value::as_str)) {
-            (Some(content), dir) => parts.push(format!(
+        match (
+            viewed.get("content").and_then(Value::as_str),
+            viewed.get("skill_dir").and_then(Value::as_str),
+        ) {
+            (Some(content), dir) => {
+                let missing: Vec<&str> = viewed
+                    .get("missing_required_environment_variables")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if !missing.is_empty() {
+                    // Only the terminal session asks; a script is told and goes on.
+                    eprintln!(
+                        "{BIN}: skill {name} needs {} (not set); add it to {} or the environment",
+                        missing.join(", "),
+                        home.env_file().display()
+                    );
+                }
+                parts.push(format!(
                 "[IMPORTANT: The user started this session with the \"{name}\" skill preloaded. Treat its instructions as active guidance for the session unless the user overrides them.]\n\n{}\n\n[Skill directory: {}]",
                 content.trim(),
                 dir.unwrap_or("")
-            )),
+            ));
+            }
             (None, _) => unknown.push(name.clone()),
         }
     }

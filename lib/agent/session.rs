@@ -500,7 +500,17 @@ impl Agent {
                             let scanner = crate::guard::write_guard::agent_write_scanner();
                             let mut s =
                                 SkillSession::new(&self.library, Origin::Foreground, scanner);
-                            s.manage(&manage)
+                            let result = s.manage(&manage);
+                            if args.get("action").and_then(Value::as_str) == Some("create")
+                                && result.get("success") == Some(&Value::Bool(true))
+                                && let Some(md) = result.get("skill_md").and_then(Value::as_str)
+                                && let Some(dir) = std::path::Path::new(md).parent()
+                            {
+                                let name = args.get("name").and_then(Value::as_str).unwrap_or("");
+                                self.skills_created
+                                    .push((name.to_string(), dir.to_path_buf()));
+                            }
+                            result
                         }
                         Err(message) => json!({"success": false, "error": message}),
                     },
