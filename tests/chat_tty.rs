@@ -112,6 +112,9 @@ fn a_streamed_answer_and_the_start_line() {
     let screen = tty.wait_for("›");
     assert!(screen.contains("hermes-chat: session "), "{screen}");
     assert!(screen.contains("fake-model on custom"), "{screen}");
+    tty.wait_for(
+        "loaded: memory 0 chars, user profile 0 chars · 0 skills in the index · 0 context file(s)",
+    );
     tty.line("hi there");
     tty.wait_for("Hello from the terminal.");
     tty.keys(&["C-d"]);

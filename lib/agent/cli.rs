@@ -648,7 +648,7 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         stdin_lines: None,
         pending_turns: Vec::new(),
     };
-    let loaded = &agent.loaded;
+    let loaded = agent.prompt_ready().clone();
     events.emit(&json!({"type": "thread.started", "thread_id": agent.session_id, "schema_version": 1,
         "model": agent.endpoint.model, "provider": agent.endpoint.provider, "resumed": agent.resumed,
         "loaded": {"memory_chars": loaded.memory_chars, "user_chars": loaded.user_chars,
@@ -761,14 +761,10 @@ pub(super) fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
 }
 
 /// The line that says what a session loaded.
-pub(super) fn loaded_line(agent: &Agent) -> String {
-    let loaded = &agent.loaded;
+pub(super) fn loaded_line(loaded: &super::prompt::Loaded) -> String {
     let truncated = loaded.context_files.iter().filter(|c| c.truncated).count();
     let mut line = format!(
-        "{BIN}: session {} · {} on {} · memory {} chars, user {} chars · {} skills · {} context file(s)",
-        agent.session_id,
-        agent.endpoint.model,
-        agent.endpoint.provider,
+        "loaded: memory {} chars, user profile {} chars · {} skills in the index · {} context file(s)",
         loaded.memory_chars,
         loaded.user_chars,
         loaded.skills,
@@ -777,6 +773,15 @@ pub(super) fn loaded_line(agent: &Agent) -> String {
     if truncated > 0 {
         line.push_str(&format!(" ({truncated} truncated)"));
     }
+    line
+}
+
+/// The first line of a terminal session: which session, model and endpoint.
+pub(super) fn session_line(agent: &Agent) -> String {
+    let mut line = format!(
+        "{BIN}: session {} · {} on {}",
+        agent.session_id, agent.endpoint.model, agent.endpoint.provider
+    );
     if agent.resumed {
         line.push_str(&format!(
             " · resumed with {} messages",

@@ -13,7 +13,7 @@ use rustyline::ExternalPrinter;
 use rustyline::error::ReadlineError;
 use serde_json::Value;
 
-use super::cli::{ChatOptions, EXIT_OK, finish_turn, loaded_line};
+use super::cli::{ChatOptions, EXIT_OK, finish_turn, loaded_line, session_line};
 use super::events::{ApprovalRequest, Decision, Item, Observer};
 use super::session::Agent;
 use super::turn::TurnOutcome;
@@ -164,7 +164,7 @@ impl Observer for Terminal {
 
 /// Runs the session until /quit, Ctrl-D or a second Ctrl-C at the prompt.
 pub fn run(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
-    eprintln!("{}", loaded_line(agent));
+    eprintln!("{}", session_line(agent));
     let mut editor = rustyline::DefaultEditor::new()?;
     let history = agent.home.root().join(".hermes-chat-history");
     let _ = editor.load_history(&history);
@@ -172,6 +172,18 @@ pub fn run(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         .create_external_printer()
         .ok()
         .map(|p| Arc::new(Mutex::new(Box::new(p) as Box<dyn ExternalPrinter + Send>)));
+    // The prompt is ready before the skills index is: what was loaded is said when it is.
+    match (agent.take_prompt_watch(), &printer) {
+        (Some(watch), Some(printer)) => {
+            let printer = printer.clone();
+            std::thread::spawn(move || {
+                if let (Ok(loaded), Ok(mut p)) = (watch.recv(), printer.lock()) {
+                    let _ = p.print(format!("{}\n", loaded_line(&loaded)));
+                }
+            });
+        }
+        _ => eprintln!("{}", loaded_line(agent.prompt_ready())),
+    }
     let mut term = Terminal::new();
     let mut prefill = String::new();
     let mut ctrl_c = false;

@@ -108,6 +108,9 @@ pub struct Agent {
     pub(super) last_prompt_tokens: u64,
     /// Skills created by `skill_manage` in this run: name and folder (for `/learn`).
     pub skills_created: Vec<(String, PathBuf)>,
+    /// The prompt while it is being built, and whether the stored one is kept.
+    pending_prompt: Option<(std::thread::JoinHandle<(String, Loaded)>, bool)>,
+    prompt_watch: Option<std::sync::mpsc::Receiver<Loaded>>,
     /// Variables given to the model's commands beyond the process environment.
     extra_env: Vec<(String, String)>,
 }
@@ -128,7 +131,7 @@ impl Agent {
     pub fn new(parts: AgentParts) -> Result<Agent, SetupError> {
         let mut agent = Agent::assemble(parts)?;
         agent.session_id = agent.fresh_session_id()?;
-        agent.build_prompt();
+        agent.spawn_prompt(false);
         Ok(agent)
     }
 
@@ -237,6 +240,8 @@ impl Agent {
             item_seq: 0,
             last_prompt_tokens: 0,
             skills_created: Vec::new(),
+            pending_prompt: None,
+            prompt_watch: None,
             extra_env: Vec::new(),
         })
     }
@@ -253,7 +258,7 @@ impl Agent {
             Some(stored) => {
                 self.system_prompt = stored;
                 // What the stored prompt holds is what the model sees; count it as loaded.
-                self.build_loaded_only();
+                self.spawn_prompt(true);
             }
             None => {
                 self.build_prompt();
@@ -299,21 +304,13 @@ impl Agent {
         ))
     }
 
-    fn prompt_inputs(&self) -> (String, usize, String, usize, usize) {
-        let skills_index =
-            if self.registry.allows("skill_view") || self.registry.allows("skills_list") {
-                let options = crate::skills::prompt::PromptOptions {
-                    tools: Some(self.registry.names().clone()),
-                    ..Default::default()
-                };
-                let index = crate::skills::prompt::collect(&self.library, &options);
-                let count = index_count(&index);
-                let text = crate::skills::prompt::render(&index, &Default::default());
-                (text, count)
-            } else {
-                (String::new(), 0)
-            };
-        let (block, mem, user) = match &self.memory {
+    /// Everything the system prompt is made of, gathered now (cheap) so the expensive part,
+    /// the skills index over every SKILL.md, can run on another thread.
+    fn prompt_job(&self) -> impl FnOnce() -> (String, Loaded) + Send + 'static {
+        let library = self.library.clone();
+        let tools = self.registry.names().clone();
+        let with_skills = self.registry.allows("skill_view") || self.registry.allows("skills_list");
+        let (memory_block, memory_chars, user_chars) = match &self.memory {
             Some(store) => (
                 store.snapshot().prompt_part(
                     self.config.memory.memory_enabled,
@@ -324,41 +321,91 @@ impl Agent {
             ),
             None => (String::new(), 0, 0),
         };
-        (skills_index.0, skills_index.1, block, mem, user)
-    }
-
-    fn build_prompt(&mut self) {
-        let (skills_index, skills_count, memory_block, memory_chars, user_chars) =
-            self.prompt_inputs();
         let date = jiff::Timestamp::from_microsecond((self.clock.now() * 1e6) as i64)
             .map(prompt::date_line)
             .unwrap_or_default();
-        let inputs = PromptInputs {
-            hermes_home: self.home.root(),
-            cwd: self.workspace.cwd(),
-            tools: self.registry.names(),
-            skills_index,
-            skills_count,
-            memory_block,
-            memory_chars,
-            user_chars,
-            date,
-            model: &self.endpoint.model,
-            provider: &self.endpoint.provider,
-            ignore_rules: false,
-        };
-        let (text, loaded) = prompt::build(&inputs);
+        let hermes_home = self.home.root().to_path_buf();
+        let cwd = self.workspace.cwd().to_path_buf();
+        let model = self.endpoint.model.clone();
+        let provider = self.endpoint.provider.clone();
+        move || {
+            let (skills_index, skills_count) = if with_skills {
+                let options = crate::skills::prompt::PromptOptions {
+                    tools: Some(tools.clone()),
+                    ..Default::default()
+                };
+                let index = crate::skills::prompt::collect(&library, &options);
+                let count = index.skills.len();
+                (
+                    crate::skills::prompt::render(&index, &Default::default()),
+                    count,
+                )
+            } else {
+                (String::new(), 0)
+            };
+            prompt::build(&PromptInputs {
+                hermes_home: &hermes_home,
+                cwd: &cwd,
+                tools: &tools,
+                skills_index,
+                skills_count,
+                memory_block,
+                memory_chars,
+                user_chars,
+                date,
+                model: &model,
+                provider: &provider,
+                ignore_rules: false,
+            })
+        }
+    }
+
+    fn build_prompt(&mut self) {
+        self.pending_prompt = None;
+        let (text, loaded) = self.prompt_job()();
         self.system_prompt = text;
         self.loaded = loaded;
     }
 
-    fn build_loaded_only(&mut self) {
-        let stored = std::mem::take(&mut self.system_prompt);
-        self.build_prompt();
-        self.system_prompt = stored;
+    /// Starts building the prompt on another thread (`keep_stored`: a resumed session keeps
+    /// its stored prompt and only the report of what is loaded is built).
+    fn spawn_prompt(&mut self, keep_stored: bool) {
+        let job = self.prompt_job();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handle = std::thread::spawn(move || {
+            let built = job();
+            let _ = tx.send(built.1.clone());
+            built
+        });
+        self.pending_prompt = Some((handle, keep_stored));
+        self.prompt_watch = Some(rx);
     }
 
-    pub fn system_prompt(&self) -> &str {
+    /// Tells, once, when the prompt being built is done and what it loaded (the terminal
+    /// shows its prompt first and this line when it arrives).
+    pub fn take_prompt_watch(&mut self) -> Option<std::sync::mpsc::Receiver<Loaded>> {
+        self.prompt_watch.take()
+    }
+
+    /// Waits for a prompt being built; returns what it loaded.
+    pub fn prompt_ready(&mut self) -> &Loaded {
+        if let Some((handle, keep_stored)) = self.pending_prompt.take() {
+            match handle.join() {
+                Ok((text, loaded)) => {
+                    if !keep_stored {
+                        self.system_prompt = text;
+                    }
+                    self.loaded = loaded;
+                }
+                // A panic in the builder is a bug; build again here so it surfaces.
+                Err(_) => self.build_prompt(),
+            }
+        }
+        &self.loaded
+    }
+
+    pub fn system_prompt(&mut self) -> &str {
+        self.prompt_ready();
         &self.system_prompt
     }
 
@@ -383,6 +430,7 @@ impl Agent {
         if self.session_created {
             return Ok(());
         }
+        self.prompt_ready();
         let model_config = pyjson::dumps(
             &json!({"max_iterations": self.settings.max_turns, "reasoning_config":
                 self.endpoint.reasoning_effort.as_ref().map(|e| json!({"enabled": e != "none", "effort": e})),
@@ -702,6 +750,7 @@ impl Agent {
     /// `/model NAME`: the next calls go to NAME; the prompt's `Model:` line says so (the only
     /// bytes of the prompt that change).
     pub fn switch_model(&mut self, model: &str) -> Result<(), crate::sessions::Error> {
+        self.prompt_ready();
         let old = format!("\nModel: {}\n", self.endpoint.model);
         let new = format!("\nModel: {model}\n");
         if let Some(at) = self.system_prompt.rfind(&old) {
@@ -726,10 +775,6 @@ impl Agent {
     pub fn transcript_lines(&self) -> Vec<Value> {
         self.messages.iter().map(Message::to_line).collect()
     }
-}
-
-fn index_count(index: &crate::skills::prompt::SkillIndex) -> usize {
-    index.skills.len()
 }
 
 /// Variables that hold credentials of the agent's own endpoints.

@@ -73,6 +73,7 @@ impl Agent {
             api_calls: 0,
             review: Due::default(),
         };
+        self.prompt_ready();
         let memory_tool = self.registry.allows("memory");
         outcome.review.memory = self.counters.start_turn(memory_tool);
         self.ensure_session()?;
