@@ -702,3 +702,244 @@ fn the_demo_cassette_replays_byte_for_byte() {
     assert_eq!(usage_a, usage_b);
     assert!(usage_a.contains("\"nginx-cert-renewal\""));
 }
+
+#[test]
+fn arguments_that_are_not_an_object_are_refused_and_blank_ones_are_an_empty_object() {
+    let srv = server(vec![
+        Reply::tool_calls(&[("c1", "read_file", "[1,2]"), ("c2", "read_file", "")]),
+        Reply::text("ok"),
+    ]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "go"]).assert().success();
+    let msgs = &srv.bodies()[1]["messages"];
+    assert_eq!(msgs[2]["tool_calls"][1]["function"]["arguments"], "{}");
+    assert_eq!(
+        msgs[3]["content"],
+        "{\"error\": \"Invalid tool arguments\", \"message\": \"Tool arguments must be a valid JSON object; tool was not executed.\"}"
+    );
+    assert!(
+        msgs[4]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"error\": \"path is required\""),
+        "{}",
+        msgs[4]
+    );
+}
+
+#[test]
+fn broken_json_arguments_are_sent_back_to_the_model_as_an_error() {
+    let srv = server(vec![
+        Reply::tool_call("c1", "read_file", "{path: a.txt}"),
+        Reply::text("recovered"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "go"]).output().unwrap();
+    assert_eq!(stdout(&out), "recovered\n");
+    let result = srv.bodies()[1]["messages"][3]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        result.starts_with("Error: Invalid JSON arguments."),
+        "{result}"
+    );
+    // Stored as received; sent as an empty object because it cannot be repaired.
+    assert_eq!(
+        srv.bodies()[1]["messages"][2]["tool_calls"][0]["function"]["arguments"],
+        "{}"
+    );
+    assert_eq!(srv.requests().len(), 2);
+}
+
+#[test]
+fn empty_answers_are_retried_then_fail_the_turn() {
+    let srv = server(vec![
+        Reply::text(""),
+        Reply::text(""),
+        Reply::text(""),
+        Reply::text(""),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("No reply: the model returned empty content"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(srv.requests().len(), 4);
+    // No "(empty)" sentinel is stored (upstream quirk Q8).
+    assert_eq!(transcript(home.path()), ["user|hi|NULL|NULL"]);
+}
+
+#[test]
+fn three_answers_of_only_unknown_tools_end_the_turn() {
+    let bad = || Reply::tool_call("c", "no_such_tool", "{}");
+    let srv = server(vec![bad(), bad(), bad()]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "go"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Model generated invalid tool call: no_such_tool"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn reasoning_is_stored_and_usage_is_booked_with_cached_tokens_apart() {
+    let srv = server(vec![
+        Reply::Message {
+            content: Some("Let me look.".into()),
+            reasoning: Some("I should list files.".into()),
+            tool_calls: vec![support::chat_server::ToolCall {
+                id: "c1".into(),
+                name: "terminal".into(),
+                arguments: "{\"command\": \"echo hi\"}".into(),
+            }],
+            finish_reason: Some("tool_calls".into()),
+            usage: None,
+        },
+        Reply::text("done").with_usage(json!({"prompt_tokens": 100, "completion_tokens": 20,
+            "prompt_tokens_details": {"cached_tokens": 60}, "completion_tokens_details": {"reasoning_tokens": 7}})),
+    ]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "go"]).assert().success();
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT content, reasoning, reasoning_content FROM messages WHERE id = 2"
+        ),
+        [[
+            "Let me look.",
+            "I should list files.",
+            "I should list files."
+        ]]
+    );
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT input_tokens, output_tokens, cache_read_tokens, reasoning_tokens, api_call_count FROM sessions"
+        ),
+        [["50", "25", "60", "7", "2"]]
+    );
+    // Reasoning never goes back on the wire.
+    assert!(
+        srv.bodies()[1]["messages"][2]
+            .get("reasoning_content")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_command_past_its_timeout_is_killed() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "c1",
+            "terminal",
+            "{\"command\": \"sleep 5; echo late\", \"timeout\": 1}",
+        ),
+        Reply::text("ok"),
+    ]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "go"]).assert().success();
+    assert_eq!(
+        srv.bodies()[1]["messages"][3]["content"],
+        "{\"output\": \"[Command timed out after 1s]\", \"exit_code\": 124, \"error\": null}"
+    );
+}
+
+#[test]
+fn the_prompt_comes_from_stdin_and_the_answer_also_goes_to_a_file() {
+    let srv = server(vec![Reply::text("from stdin")]);
+    let home = home_for(&srv, "");
+    let answer = home.path().join("answer.txt");
+    let out = chat(home.path())
+        .args(["-z", "-", "-o", answer.to_str().unwrap()])
+        .write_stdin("  what is this diff?\n")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "from stdin\n");
+    assert_eq!(std::fs::read_to_string(&answer).unwrap(), "from stdin\n");
+    // Stored as given, sent stripped (reference §2.3).
+    assert_eq!(
+        srv.bodies()[0]["messages"][1]["content"],
+        "what is this diff?"
+    );
+    assert_eq!(
+        transcript(home.path())[0],
+        "user|  what is this diff?\n|NULL|NULL"
+    );
+}
+
+#[test]
+fn a_truncated_text_answer_is_continued() {
+    let srv = server(vec![
+        Reply::Message {
+            content: Some("The first half".into()),
+            reasoning: None,
+            tool_calls: vec![],
+            finish_reason: Some("length".into()),
+            usage: None,
+        },
+        Reply::text(" and the rest."),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path()).args(["-z", "long"]).output().unwrap();
+    assert_eq!(stdout(&out), "The first half and the rest.\n");
+    let last = srv.bodies()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[System: Your previous response was truncated")
+    );
+}
+
+#[test]
+fn interrupted_runs_exit_130_and_keep_what_was_stored() {
+    let srv = server(vec![Reply::tool_call(
+        "c1",
+        "terminal",
+        "{\"command\": \"sleep 20\"}",
+    )]);
+    let home = home_for(&srv, "");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
+        .env("HERMES_HOME", home.path())
+        .current_dir(&work)
+        .args(["--approvals", "allow", "-z", "wait"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the command is running (its call is stored before it runs).
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stored: Option<i64> = rusqlite::Connection::open(home.path().join("state.db"))
+            .ok()
+            .and_then(|c| {
+                c.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0))
+                    .ok()
+            });
+        if stored == Some(2) {
+            break;
+        }
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let t = transcript(home.path());
+    assert_eq!(t[0], "user|wait|NULL|NULL");
+    assert!(t[1].starts_with("assistant||NULL|tool_calls"), "{t:?}");
+}
