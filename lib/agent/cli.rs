@@ -204,6 +204,11 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
+    if !options.quiet {
+        for notice in agent.take_notices() {
+            eprintln!("{BIN}: {notice}");
+        }
+    }
     let session_id = agent.session_id.clone();
     agent
         .client_transport()

@@ -113,6 +113,11 @@ pub struct Agent {
     prompt_watch: Option<std::sync::mpsc::Receiver<Loaded>>,
     /// Variables given to the model's commands beyond the process environment.
     extra_env: Vec<(String, String)>,
+    /// The external memory provider, when `memory.provider` names one.
+    pub(super) provider: Option<super::provider::Provider>,
+    provider_block: String,
+    /// Notes for the person (a provider dropped, tools refused), printed by the driver.
+    pub(super) notices: Vec<String>,
 }
 
 /// Problems setting a run up (exit 2).
@@ -131,6 +136,7 @@ impl Agent {
     pub fn new(parts: AgentParts) -> Result<Agent, SetupError> {
         let mut agent = Agent::assemble(parts)?;
         agent.session_id = agent.fresh_session_id()?;
+        agent.start_provider();
         agent.spawn_prompt(false);
         Ok(agent)
     }
@@ -163,6 +169,7 @@ impl Agent {
             .ok_or_else(|| SetupError::SessionNotFound(wanted.to_string()))?;
         let id = agent.fresh_session_id()?;
         agent.session_id = id.clone();
+        agent.start_provider();
         agent.build_prompt();
         let model_config = pyjson::dumps(
             &json!({"max_iterations": agent.settings.max_turns, "reasoning_config": null,
@@ -243,6 +250,9 @@ impl Agent {
             pending_prompt: None,
             prompt_watch: None,
             extra_env: Vec::new(),
+            provider: None,
+            provider_block: String::new(),
+            notices: Vec::new(),
         })
     }
 
@@ -250,6 +260,7 @@ impl Agent {
         let head =
             live::head(&self.db, id)?.ok_or_else(|| SetupError::SessionNotFound(id.to_string()))?;
         self.session_id = head.id.clone();
+        self.start_provider();
         self.messages = live::load_conversation(&self.db, id)?;
         match head
             .system_prompt
@@ -328,6 +339,7 @@ impl Agent {
         let cwd = self.workspace.cwd().to_path_buf();
         let model = self.endpoint.model.clone();
         let provider = self.endpoint.provider.clone();
+        let provider_block = self.provider_block.clone();
         move || {
             let (skills_index, skills_count) = if with_skills {
                 let options = crate::skills::prompt::PromptOptions {
@@ -352,6 +364,7 @@ impl Agent {
                 memory_block,
                 memory_chars,
                 user_chars,
+                provider_block,
                 date,
                 model: &model,
                 provider: &provider,
@@ -476,6 +489,11 @@ impl Agent {
 
     /// Ends the session row (the first reason wins).
     pub fn end(&mut self, reason: &str) -> Result<(), crate::sessions::Error> {
+        if reason != "new_session"
+            && let Some(mut provider) = self.provider.take()
+        {
+            provider.shutdown();
+        }
         if self.session_created {
             live::end_session(&mut self.db, &self.session_id, reason, self.clock.now())?;
         }
@@ -528,10 +546,44 @@ impl Agent {
                 let result = match name {
                     "read_file" => crate::tools::read_file(&mut self.workspace, args),
                     "search_files" => crate::tools::search_files(&mut self.workspace, args),
-                    "memory" => match self.memory.as_mut() {
-                        Some(store) => memory::tool::answer(store, &args_value),
-                        None => memory::tool::unavailable(),
-                    },
+                    "memory" => {
+                        let result = match self.memory.as_mut() {
+                            Some(store) => memory::tool::answer(store, &args_value),
+                            None => memory::tool::unavailable(),
+                        };
+                        if result.get("success") == Some(&Value::Bool(true)) {
+                            self.mirror_memory_write(args, &call.id);
+                        }
+                        result
+                    }
+                    external if self.registry.is_external(external) => {
+                        let params = json!({"name": external, "arguments": args_value});
+                        let answer =
+                            self.provider_request("handle_tool_call", params)
+                                .map(|v| match v {
+                                    Value::Object(ref m)
+                                        if m.get("result").is_some_and(Value::is_string) =>
+                                    {
+                                        m.get("result").cloned().unwrap_or(Value::Null)
+                                    }
+                                    other => other,
+                                });
+                        match answer {
+                            Some(Value::String(text)) => {
+                                let item = Item::new(
+                                    id,
+                                    "tool_call",
+                                    json!({"name": external,
+                                    "arguments": args_value, "result": text, "status": "completed"}),
+                                );
+                                return (text, item, None);
+                            }
+                            Some(other) => other.get("result").cloned().unwrap_or(other),
+                            None => {
+                                json!({"error": format!("the memory provider that offered {external} is not available")})
+                            }
+                        }
+                    }
                     "skills_list" => {
                         let category = args.get("category").and_then(Value::as_str);
                         crate::skills::list::skills_list_tool(&self.library, category)
@@ -702,6 +754,130 @@ impl Agent {
             .collect();
         vars.extend(self.extra_env.iter().cloned());
         self.workspace.set_env(vars);
+    }
+
+    /// Starts the memory provider of `memory.provider`, initialises it, takes its prompt
+    /// block and tools. Any failure is a notice: the session goes on without it.
+    fn start_provider(&mut self) {
+        if self.provider.is_some() {
+            return;
+        }
+        let spec = match super::provider::spec(&self.home, &self.config) {
+            Ok(Some(spec)) => spec,
+            Ok(None) => return,
+            Err(e) => {
+                self.notices.push(e);
+                return;
+            }
+        };
+        let log = self.home.root().join("logs").join("memory-provider.log");
+        let mut provider = match super::provider::Provider::start(&spec, &log) {
+            Ok(p) => p,
+            Err(e) => {
+                self.notices.push(e);
+                return;
+            }
+        };
+        let init = provider.request(
+            "initialize",
+            json!({"session_id": self.session_id, "hermes_home": self.home.root(),
+                "platform": self.source, "agent_context": "primary",
+                "cwd": self.workspace.cwd()}),
+        );
+        let steps = init
+            .and_then(|_| provider.request("system_prompt_block", json!({})))
+            .map(|b| super::provider::text_of(&b, "block"))
+            .and_then(|block| {
+                provider
+                    .request("get_tool_schemas", json!({}))
+                    .map(|tools| (block, tools))
+            });
+        match steps {
+            Ok((block, tools)) => {
+                self.provider_block = block;
+                let schemas = match tools {
+                    Value::Array(items) => items,
+                    other => other
+                        .get("tools")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                };
+                let refused = self.registry.add_external(schemas);
+                if !refused.is_empty() {
+                    self.notices.push(format!(
+                        "memory provider {}: tool(s) {} refused (the names of core tools)",
+                        provider.name,
+                        refused.join(", ")
+                    ));
+                }
+                self.provider = Some(provider);
+            }
+            Err(notice) => self.notices.extend(notice),
+        }
+    }
+
+    /// A request to the provider; a failure becomes a notice and `None`.
+    pub(super) fn provider_request(&mut self, method: &str, params: Value) -> Option<Value> {
+        let provider = self.provider.as_mut()?;
+        match provider.request(method, params) {
+            Ok(v) => Some(v),
+            Err(notice) => {
+                self.notices.extend(notice);
+                None
+            }
+        }
+    }
+
+    pub(super) fn provider_notify(&mut self, method: &str, params: Value) {
+        if let Some(provider) = self.provider.as_mut()
+            && let Some(notice) = provider.notify(method, params)
+        {
+            self.notices.push(notice);
+        }
+    }
+
+    /// Notes for the person since the last call.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Mirrors a successful `memory` call to the provider, one `on_memory_write` per
+    /// operation, with its provenance.
+    fn mirror_memory_write(&mut self, args: &Map<String, Value>, call_id: &str) {
+        if self.provider.is_none() {
+            return;
+        }
+        let target = args
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("memory")
+            .to_string();
+        let ops: Vec<Value> = match args.get("operations").and_then(Value::as_array) {
+            Some(ops) => ops.clone(),
+            None => vec![Value::Object(args.clone())],
+        };
+        for op in ops {
+            let Some(action) = op
+                .get("action")
+                .and_then(Value::as_str)
+                .filter(|a| ["add", "replace", "remove"].contains(a))
+            else {
+                continue;
+            };
+            let mut metadata = json!({"write_origin": "assistant_tool", "execution_context": "foreground",
+                "session_id": self.session_id, "platform": self.source, "tool_name": "memory",
+                "tool_call_id": call_id});
+            if let Some(old) = op.get("old_text").and_then(Value::as_str) {
+                metadata["old_text"] = json!(old);
+            }
+            self.provider_notify(
+                "on_memory_write",
+                json!({"action": action, "target": target,
+                    "content": op.get("content").and_then(Value::as_str).unwrap_or(""),
+                    "metadata": metadata}),
+            );
+        }
     }
 
     pub fn library(&self) -> &Library {
