@@ -943,3 +943,64 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
     assert_eq!(t[0], "user|wait|NULL|NULL");
     assert!(t[1].starts_with("assistant||NULL|tool_calls"), "{t:?}");
 }
+
+#[test]
+fn compaction_by_rotation_continues_in_a_child_session() {
+    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
+    let srv = server(vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text("done after rotation"),
+    ]);
+    let home = home_for(&srv, "");
+    let cfg = format!(
+        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\ncompression:\n  in_place: false\n",
+        srv.base_url()
+    );
+    home.write("config.yaml", cfg);
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "--json", "-z", "make output"])
+        .output()
+        .unwrap();
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let compaction = events
+        .iter()
+        .find(|e| e["item"]["type"] == "compaction")
+        .unwrap_or_else(|| panic!("no compaction: {}", stderr(&out)));
+    let parent = events[0]["thread_id"].as_str().unwrap().to_string();
+    assert_eq!(compaction["item"]["parent_session_id"], parent.as_str());
+    let child = compaction["item"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(child, parent);
+    let sessions = rows(
+        home.path(),
+        "SELECT id, parent_session_id, end_reason, title FROM sessions ORDER BY started_at, id",
+    );
+    let parent_row = sessions.iter().find(|r| r[0] == parent).unwrap();
+    let child_row = sessions.iter().find(|r| r[0] == child).unwrap();
+    assert_eq!(parent_row[2], "compression");
+    assert_eq!(child_row[1], parent);
+    assert_eq!(child_row[2], "agent_close");
+    let live = rows(
+        home.path(),
+        &format!("SELECT content FROM messages WHERE session_id = '{child}' ORDER BY id"),
+    );
+    assert!(live.iter().any(|r| r[0].starts_with("[CONTEXT COMPACTION")));
+    assert_eq!(live.last().unwrap()[0], "done after rotation");
+    // The parent keeps its full transcript.
+    assert_eq!(
+        rows(
+            home.path(),
+            &format!("SELECT COUNT(*) FROM messages WHERE session_id = '{parent}' AND active = 1")
+        )[0][0],
+        "9"
+    );
+}

@@ -837,6 +837,58 @@ impl Agent {
         }
     }
 
+    /// Compaction by rotation (`compression.in_place: false`): the old session ends with
+    /// `compression`, a child session (same source, the parent's title with ` #N`) holds the
+    /// compacted transcript, and the run goes on in the child. Returns the new rows' ids.
+    pub(super) fn rotate_session(
+        &mut self,
+        messages: &[Message],
+    ) -> Result<Vec<i64>, crate::sessions::Error> {
+        let parent = self.session_id.clone();
+        let now = self.clock.now();
+        live::end_session(&mut self.db, &parent, "compression", now)?;
+        let child = self.fresh_session_id().map_err(|e| match e {
+            SetupError::Sessions(e) => e,
+            other => crate::sessions::Error::Sql {
+                context: other.to_string(),
+                source: rusqlite::Error::InvalidQuery,
+            },
+        })?;
+        let title = live::head(&self.db, &parent)?.and_then(|h| h.title);
+        let model_config = pyjson::dumps(
+            &json!({"max_iterations": self.settings.max_turns, "reasoning_config": null, "max_tokens": null}),
+            pyjson::Dumps::TOOL_RESULT,
+        );
+        let cwd = self.workspace.cwd().display().to_string();
+        live::create_session(
+            &mut self.db,
+            &NewSession {
+                id: &child,
+                source: &self.source,
+                model: &self.endpoint.model,
+                model_config: Some(&model_config),
+                system_prompt: Some(&self.system_prompt),
+                parent_session_id: Some(&parent),
+                cwd: Some(&cwd),
+                started_at: now,
+            },
+        )?;
+        if let Some(title) = title {
+            live::set_title_if_empty(&mut self.db, &child, &title)?;
+        }
+        let mut ids = Vec::with_capacity(messages.len());
+        for m in messages {
+            ids.push(live::append_message(
+                &mut self.db,
+                &child,
+                m,
+                m.timestamp.unwrap_or(now),
+            )?);
+        }
+        self.session_id = child;
+        Ok(ids)
+    }
+
     /// Notes for the person since the last call.
     pub fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)

@@ -509,8 +509,12 @@ impl Agent {
             _ => compact::fallback_summary(&middle),
         };
         let rebuilt = compact::rebuild(&self.messages, &plan, &summary);
-        let ids =
-            live::archive_and_compact(&mut self.db, &self.session_id, &rebuilt, self.clock.now())?;
+        let previous_session = self.session_id.clone();
+        let ids = if self.settings.compression.in_place {
+            live::archive_and_compact(&mut self.db, &self.session_id, &rebuilt, self.clock.now())?
+        } else {
+            self.rotate_session(&rebuilt)?
+        };
         self.messages = rebuilt
             .into_iter()
             .zip(ids)
@@ -526,7 +530,12 @@ impl Agent {
         observer.item_completed(&Item::new(
             id,
             "compaction",
-            json!({"tokens_before": before, "tokens_after": after}),
+            if previous_session == self.session_id {
+                json!({"tokens_before": before, "tokens_after": after})
+            } else {
+                json!({"tokens_before": before, "tokens_after": after,
+                    "session_id": self.session_id, "parent_session_id": previous_session})
+            },
         ));
         Ok(true)
     }
