@@ -1004,3 +1004,44 @@ fn compaction_by_rotation_continues_in_a_child_session() {
         "9"
     );
 }
+
+#[test]
+fn preloaded_skills_are_sent_but_never_stored_and_count_as_uses() {
+    let srv = server(vec![Reply::text("ok")]);
+    let home = home_for(&srv, "");
+    support::copy_tree(
+        &support::testdata("home/skills"),
+        &home.path().join("skills"),
+    );
+    chat(home.path())
+        .args(["--skills", "nginx-cert-renewal", "-z", "renew it"])
+        .assert()
+        .success();
+    let sent = srv.bodies()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stored = rows(home.path(), "SELECT system_prompt FROM sessions")[0][0].clone();
+    assert!(
+        sent.starts_with(&stored),
+        "the stored prompt is the sent one's prefix"
+    );
+    let extra = &sent[stored.len()..];
+    assert!(
+        extra.starts_with("\n\n[IMPORTANT: The user started this session with the \"nginx-cert-renewal\" skill preloaded."),
+        "{extra}"
+    );
+    assert!(extra.contains("sudo certbot renew --dry-run"));
+    let usage: Value = serde_json::from_str(&home.read("skills/.usage.json")).unwrap();
+    assert_eq!(usage["nginx-cert-renewal"]["use_count"], 1);
+    let out = chat(home.path())
+        .args(["--skills", "nope", "-z", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Unknown skill(s): nope"),
+        "{}",
+        stderr(&out)
+    );
+}
