@@ -560,34 +560,7 @@ fn a_recorded_run_replays_offline_and_a_changed_prompt_diverges() {
 
 #[test]
 fn a_long_conversation_is_compacted_in_place() {
-    let big = "seq 10000 13000";
-    let call = |id: &str| Reply::tool_call(id, "terminal", &format!("{{\"command\": \"{big}\"}}"));
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("done after compaction"),
-    ]);
-    let home = home_for(
-        &srv,
-        "model:\n  provider: custom\n  context_length: 70000\n  max_tokens: 60000\n",
-    );
-    // The second model: block overrides the first; keep base_url and default.
-    let cfg = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n",
-        srv.base_url()
-    );
-    home.write("config.yaml", cfg);
-    let out = chat(home.path())
-        .args(["--approvals", "allow", "--json", "-z", "make output"])
-        .output()
-        .unwrap();
-    let events: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (srv, home, out, events) = compaction_run("", "done after compaction");
     let compaction = events
         .iter()
         .find(|e| e["item"]["type"] == "compaction")
@@ -946,29 +919,8 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
 
 #[test]
 fn compaction_by_rotation_continues_in_a_child_session() {
-    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("done after rotation"),
-    ]);
-    let home = home_for(&srv, "");
-    let cfg = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\ncompression:\n  in_place: false\n",
-        srv.base_url()
-    );
-    home.write("config.yaml", cfg);
-    let out = chat(home.path())
-        .args(["--approvals", "allow", "--json", "-z", "make output"])
-        .output()
-        .unwrap();
-    let events: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (_srv, home, out, events) =
+        compaction_run("compression:\n  in_place: false\n", "done after rotation");
     let compaction = events
         .iter()
         .find(|e| e["item"]["type"] == "compaction")
@@ -1044,4 +996,43 @@ fn preloaded_skills_are_sent_but_never_stored_and_count_as_uses() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Four large terminal outputs on a 70,000-token window with a 60,000-token output cap (the
+/// reference's S24 setting), then a summary and `answer`.
+fn compaction_run(
+    extra_yaml: &str,
+    answer: &str,
+) -> (
+    support::chat_server::ChatServer,
+    support::TempHome,
+    std::process::Output,
+    Vec<Value>,
+) {
+    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
+    let srv = server(vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text(answer),
+    ]);
+    let home = support::TempHome::new();
+    home.write(
+        "config.yaml",
+        format!(
+            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n{extra_yaml}",
+            srv.base_url()
+        ),
+    );
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "--json", "-z", "make output"])
+        .output()
+        .unwrap();
+    let events = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (srv, home, out, events)
 }
