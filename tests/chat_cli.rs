@@ -183,7 +183,7 @@ fn an_auth_error_fails_the_turn_after_one_request() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
     assert!(
-        stderr(&out).contains("hermes-chat: error: HTTP 401: Invalid API key"),
+        stderr(&out).contains("hermes-chat: error: HTTP 401: Invalid API key\nhint: check the API key: HERMES_API_KEY, model.api_key in config.yaml, or the provider's key variable\n"),
         "{}",
         stderr(&out)
     );
