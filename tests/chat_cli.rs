@@ -1036,3 +1036,24 @@ fn compaction_run(
         .collect();
     (srv, home, out, events)
 }
+
+#[test]
+fn an_unreachable_endpoint_is_one_clear_line_after_the_retries() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let home = support::TempHome::new();
+    home.write(
+        "config.yaml",
+        format!("model:\n  provider: custom\n  base_url: http://127.0.0.1:{port}/v1\n  default: m\nagent:\n  retry_backoff_seconds: 0.01\n"),
+    );
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("hermes-chat: error: API call failed after 3 retries: Connection error.\n"),
+        "{err}"
+    );
+    assert!(err.contains("hint: is the endpoint running?"), "{err}");
+    assert_eq!(transcript(home.path()), ["user|hi|NULL|NULL"]);
+}
