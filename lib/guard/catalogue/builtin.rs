@@ -10,6 +10,7 @@ pub mod ids {
     pub const SYMLINK_ESCAPE: &str = "symlink-escape";
     pub const BROKEN_SYMLINK: &str = "broken-symlink";
     pub const SYMLINK_LOOP: &str = "symlink-loop";
+    pub const SYMLINK_TO_SECRET: &str = "symlink-to-secret";
     pub const SPECIAL_FILE: &str = "special-file";
     pub const OVERSIZED_FILE: &str = "oversized-file";
     pub const OVERSIZED_SKILL: &str = "oversized-skill";
@@ -45,6 +46,12 @@ pub const RULES: &[Rule] = &[
         fix: "copy the file into the skill instead of linking it",
         upstream: &["symlink_escape"],
         ..fact(ids::SYMLINK_ESCAPE, Category::Traversal, Severity::Critical)
+    },
+    Rule {
+        title: "symlink to a credential store",
+        why: "a symlink names a credential store (SSH or cloud keys, a keychain, password hashes): whoever reads the skill's file reads the secret, on any machine that has it",
+        fix: "remove the link; a skill never needs a path into a credential store",
+        ..fact(ids::SYMLINK_TO_SECRET, Category::Exfiltration, Severity::Critical)
     },
     Rule {
         title: "broken symlink",
