@@ -26,6 +26,7 @@ pub mod engine;
 pub mod explain;
 pub mod finding;
 pub mod ignore;
+pub mod intent;
 pub mod lines;
 pub mod policy;
 pub mod report;

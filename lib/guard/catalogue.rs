@@ -15,6 +15,7 @@ mod obfuscation;
 mod persistence;
 mod privilege;
 mod supply_chain;
+mod tampering;
 mod traversal;
 
 use std::sync::LazyLock;
@@ -77,7 +78,7 @@ const fn shaped(shape: Shape, pattern: &'static str, gate: GateFn) -> Detect {
 }
 
 static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let parts: [&[Rule]; 14] = [
+    let parts: [&[Rule]; 15] = [
         exfiltration::RULES,
         injection::RULES,
         destructive::RULES,
@@ -90,6 +91,7 @@ static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         supply_chain::RULES,
         privilege::RULES,
         credentials::RULES,
+        tampering::RULES,
         builtin::RULES,
         builtin::SIGNALS,
     ];
