@@ -23,6 +23,7 @@ pub mod catalogue;
 pub mod context;
 pub mod correlate;
 pub mod engine;
+pub mod expand;
 pub mod explain;
 pub mod finding;
 pub mod ignore;

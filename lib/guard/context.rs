@@ -465,7 +465,10 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
         }
         Domain::Instruction => {
             match place {
-                "script" => add(1, "inside a program: data, not words to the agent"),
+                // A string in a program is data; the same words as code are an action.
+                "script" if is_quoted(before) || before.matches('\'').count() % 2 == 1 => {
+                    add(1, "a string inside a program: data, not words to the agent")
+                }
                 "table" => add(1, "in a table row that documents the phrase"),
                 "data" => add(1, "in a data file"),
                 _ => {}
@@ -648,7 +651,13 @@ fn starts_command(before: &str) -> bool {
 
 /// Whether an opening quote before the match is still open.
 fn is_quoted(before: &str) -> bool {
-    let straight = before.matches('"').count() % 2 == 1;
+    // A link's title sits in quotes by markdown's syntax, not as a quotation.
+    let link_title = before.rfind('"').is_some_and(|q| {
+        let head = before[..q].trim_end();
+        head.rfind("](")
+            .is_some_and(|open| !head[open + 2..].contains(char::is_whitespace))
+    });
+    let straight = before.matches('"').count() % 2 == 1 && !link_title;
     let curly = before
         .rfind('“')
         .is_some_and(|open| !before[open..].contains('”'));
