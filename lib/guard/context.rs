@@ -575,6 +575,9 @@ impl Local<'_, '_> {
             return None;
         }
         let sentence = intent::sentence(self.line, self.start, self.end);
+        if self.negated() {
+            return Some("the sentence forbids it");
+        }
         if intent::shown_not_ordered(sentence, self.matched()) {
             return Some("the sentence shows it as what not to do, or only describes it");
         }
@@ -586,6 +589,14 @@ impl Local<'_, '_> {
             return Some("in a section about risks, and nothing orders it run");
         }
         None
+    }
+
+    /// Whether the words just before the match, in its sentence, negate it.
+    fn negated(&self) -> bool {
+        let sentence = intent::sentence(self.line, self.start, self.end);
+        let offset = sentence.as_ptr() as usize - self.line.as_ptr() as usize;
+        let before = &self.line[offset.min(self.start)..self.start];
+        intent::negated_before(before)
     }
 
     /// Whether the sentence frames the match as an example ("such as", "e.g.").
@@ -612,6 +623,16 @@ impl Local<'_, '_> {
         let sentence = intent::sentence(self.line, self.start, self.end);
         if intent::specimen(sentence, self.matched()) {
             return Some("the sentence studies it as an attack and orders nothing");
+        }
+        if self.negated() {
+            return Some("the sentence forbids it");
+        }
+        let rest = sentence.replacen(self.matched(), " ", 1);
+        if self.kind != LineKind::HtmlComment
+            && self.in_risk_section()
+            && !intent::is_imperative(&rest)
+        {
+            return Some("in a section about attacks, and nothing orders it followed");
         }
         None
     }

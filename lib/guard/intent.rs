@@ -128,6 +128,16 @@ fn orders_despite_label(text: &str) -> bool {
     is_imperative(&without)
 }
 
+/// A negation that ends right where the match begins ("never `rm -rf ~`", "Never delete").
+static NEGATION_AT_END: LazyLock<Regex> = LazyLock::new(|| {
+    compile(r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to|\bnor)\s*(?:(?:ever|blindly|just|simply|accidentally)\s+)?(?:\w+\s+)?[`\x22']?$")
+});
+
+/// Whether the words just before a match negate it ("Never delete the quarantine").
+pub fn negated_before(before: &str) -> bool {
+    NEGATION_AT_END.is_match(before)
+}
+
 /// Whether the sentence around a command shows it as something not to do, or only
 /// describes it, and gives the agent no order.
 pub fn shown_not_ordered(sentence_text: &str, matched: &str) -> bool {

@@ -342,7 +342,7 @@ impl<'o> SkillScan<'o> {
                     && self.texts.iter().enumerate().any(|(j, other)| {
                         j != i
                             && other.traits.fixture.is_none()
-                            && other.text.contains(file.rel.as_str())
+                            && runs_file(&other.text, &file.rel)
                     })
             })
             .collect();
@@ -803,6 +803,26 @@ fn weigh(file: &mut TextFile, domain: Domain, line: usize, start: usize, end: us
             end,
         },
     )
+}
+
+/// Whether `text` runs, sources or tells the agent to follow the file `rel` (a fixture passed
+/// as an argument to a test script is still data).
+fn runs_file(text: &str, rel: &str) -> bool {
+    const RUNNERS: &[&str] = &[
+        "sh", "bash", "zsh", "python", "python3", "node", "ruby", "perl", "source", ".", "pwsh",
+        "powershell", "-file", "cat", "follow", "read", "open", "load", "obey", "execute", "run",
+        "exec", "import", "`./", "./",
+    ];
+    text.match_indices(rel).any(|(at, _)| {
+        let before = text[..at].trim_end_matches(['`', '\'', '"', ' ']);
+        let before = before.strip_suffix("./").unwrap_or(before).trim_end();
+        let word = before
+            .rsplit(|c: char| c.is_whitespace() || c == '`' || c == '(')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        RUNNERS.contains(&word.as_str()) || text[..at].ends_with("./")
+    })
 }
 
 /// Whether a match is in a program (pairs across files need both halves in programs).

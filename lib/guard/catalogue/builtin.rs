@@ -247,8 +247,9 @@ pub const SIGNALS: &[Rule] = &[Rule {
         &[
             "curl", "wget", ".post(", ".put(", ".patch(", "method", "nc ", "ncat", "netcat",
             "/dev/tcp", "scp ", "rsync ", "smtplib", "sendmail", "urlopen", ".send(",
+            "-infile", "-body", "invoke-restmethod", "invoke-webrequest", "fetch(",
         ],
-        r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b)|\bwget\b[^\n]*--post-(?:data|file)\b|\b(?:requests|httpx|session|client|axios)\.(?:post|put|patch)\(|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](?:POST|PUT)|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.$-]+\s+\d+|/dev/tcp/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bsmtplib\b|\bsendmail\b|\burlopen\s*\([^\n]*data\s*=|\.send\(",
+        r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b)|\bwget\b[^\n]*--post-(?:data|file)\b|\b(?:requests|httpx|session|client|axios)\.(?:post|put|patch)\(|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](?:POST|PUT)|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.$-]+\s+\d+|/dev/tcp/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bsmtplib\b|\bsendmail\b|\burlopen\s*\([^\n]*data\s*=|\.send\(|\b(?:invoke-restmethod|irm|invoke-webrequest|iwr)\b[^\n]*(?:-infile\b|-body\b|-method\s+(?:post|put)\b)|\bfetch\s*\([^\n]*method\s*:\s*['\x22]?(?:post|put)",
     ),
     signal: Some(Signal::NetworkSend),
     report: false,
