@@ -202,7 +202,7 @@ static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
 
 static DOWNLOAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:\s-o\s*|\s--output\s+|\s>\s*|\s-O\s+|-OutFile\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
+        r#"(?:\s-[a-zA-Z]*o\s*|\s--output\s+|\s>\s*|\s-[a-zA-Z]*O\s+|-OutFile\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
     )
     .expect("static regex")
 });

@@ -41,7 +41,7 @@ const MAX_VALUE: usize = 4096;
 
 static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+|set\s+|const\s+|let\s+|var\s+|my\s+)?(\$?[A-Za-z_]\w*)\s*=\s*("[^"\n]*"|'[^'\n]*'|\$\([^\n]*\)|\([^\n]*\)|[^\s;&|]+)"#,
+        r#"(?:^|[\s;&|(`])(?:export\s+|local\s+|readonly\s+|set\s+|const\s+|let\s+|var\s+|my\s+)?(\$?[A-Za-z_]\w*)\s*=\s*("[^"\n]*"|'[^'\n]*'|\$\([^\n]*\)|\([^\n]*\)|[^\s;&|]+)"#,
     )
     .expect("static regex")
 });
@@ -56,6 +56,11 @@ static CONCAT: LazyLock<Regex> = LazyLock::new(|| {
 
 static EMPTY_QUOTES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"([A-Za-z0-9_-])(?:''|"")([A-Za-z0-9_-])|([A-Za-z])\^([A-Za-z])"#).expect("static regex")
+});
+
+/// `'https://a' and 'b.example'` in prose, and keywords broken by a hyphen ("ig-nore").
+static PROSE_JOIN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"'([^'\n]{2,})'\s+(?:and|with|plus|\+)\s+'([^'\n]{2,})'|\b([A-Za-z]{2})-([a-z]{3,})\b").expect("static regex")
 });
 
 static BASE64_RUN: LazyLock<Regex> =
@@ -75,7 +80,7 @@ pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
         let bytes = file.text.as_bytes();
         // Cheap tests first: most files show no disguise at all.
         let has_ref = !vars.is_empty() && (memchr::memchr2(b'$', b'%', bytes).is_some());
-        let has_concat = memchr::memmem::find(bytes, b"+").is_some()
+        let has_concat = memchr::memchr2(b'+', b'-', bytes).is_some()
             || memchr::memmem::find(bytes, b"''").is_some()
             || memchr::memmem::find(bytes, b"\"\"").is_some()
             || memchr::memchr(b'^', bytes).is_some();
@@ -181,6 +186,16 @@ fn substitute(line: &str, vars: &HashMap<String, String>) -> Option<String> {
 /// (`cu''rl`, `p^owershell`) put back together.
 fn join(line: &str) -> Option<String> {
     let mut out = CONCAT.replace_all(line, "").into_owned();
+    out = PROSE_JOIN
+        .replace_all(&out, |c: &regex::Captures<'_>| match (c.get(1), c.get(2)) {
+            (Some(a), Some(b)) => format!("{}{}", a.as_str(), b.as_str()),
+            _ => format!(
+                "{}{}",
+                c.get(3).map_or("", |m| m.as_str()),
+                c.get(4).map_or("", |m| m.as_str())
+            ),
+        })
+        .into_owned();
     for _ in 0..4 {
         let next = EMPTY_QUOTES
             .replace_all(&out, |c: &regex::Captures<'_>| {

@@ -79,7 +79,7 @@ pub const RULES: &[Rule] = &[
         upstream: &["destructive_home_rm"],
         detect: gated(
             &["rm -", "rm\t", "rm  ", "rmdir"],
-            r#"\brm(?:dir)?\s+(?:-{1,2}[\w-]+\s+)+["']?(?:~|\$HOME|\$\{HOME\}|/home/[\w.$-]+|/Users/[\w.$-]+)/?\*?["']?(?:\s|$|[;&|)])"#,
+            r#"\brm(?:dir)?\s+(?:-{1,2}[\w-]+\s+)+["']?(?:~|\$HOME|\$\{HOME\}|/home/[\w.$-]+|/Users/[\w.$-]+)/?\*?["']?(?:\s|$|[;&|)`\]"'])"#,
             recursive_rm,
         ),
         examples: &["rm -rf ~", "rm -rf $HOME/*", "rm -r \"$HOME\""],
@@ -260,7 +260,7 @@ pub const RULES: &[Rule] = &[
         fix: "delete only the files the skill created, by name",
         detect: pattern(
             &["remove-item", "rmdir", "rd ", "del ", "ri "],
-            r"\b(?:remove-item|ri|rmdir|rd|del)\b[^\n]*(?:\$env:(?:userprofile|homepath|homedrive)|\$home|%userprofile%|c:\\users\\[^\\\s'\x22]+)\\?\*?(?:[\s'\x22]|$)",
+            r"\b(?:remove-item|ri|rmdir|rd|del)\b[^\n]*(?:\$env:(?:userprofile|homepath|homedrive)|\$home|%userprofile%|c:\\users\\[^\\\s'\x22]+)\\?\*?(?:[\s'\x22`)\]]|$)",
         ),
         examples: &["Remove-Item -Recurse -Force $env:USERPROFILE\\*"],
         clean: &[
@@ -344,6 +344,23 @@ pub const RULES: &[Rule] = &[
         clean: &["DROP INDEX idx_old;"],
         ..Rule::base(
             "drop-database",
+            Destructive,
+            Severity::Critical,
+            Domain::Command,
+        )
+    },
+    Rule {
+        title: "Python deletes the home or root folder",
+        why: "shutil.rmtree on the home folder or the root: every file the user has is gone",
+        fix: "delete only the files the skill created, by name",
+        detect: pattern(
+            &["rmtree"],
+            r#"\brmtree\s*\(\s*(?:os\.path\.expanduser\(\s*['"]~/?['"]\s*\)|['"](?:/|~/?|/home/?|/Users/?)['"]|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*['"](?:HOME|USERPROFILE)['"]\s*\]|os\.getenv\(\s*['"](?:HOME|USERPROFILE)['"]\s*\))|\brmtree\b[^\n]{0,40}\b(?:home|root)\s+(?:directory|folder|dir)\b"#,
+        ),
+        examples: &["python3 -c \"import shutil,os;shutil.rmtree(os.path.expanduser('~'))\""],
+        clean: &["shutil.rmtree(build_dir)"],
+        ..Rule::base(
+            "python-rmtree-home",
             Destructive,
             Severity::Critical,
             Domain::Command,

@@ -375,7 +375,7 @@ pub const RULES: &[Rule] = &[
                 "keychain",
             ],
             concat!(
-                r"(?:(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/root|/home/[\w.-]+|/Users/[\w.-]+)[/\\])",
+                r"(?:(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/root|/home/[\w.-]+|/Users/[\w.-]+)[/\\])",
                 r"(?:\.aws(?:[/\\]credentials)?|\.gnupg|\.kube(?:[/\\]config)?|\.docker(?:[/\\]config\.json)?|\.azure|\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|\.password-store|\.config[/\\]gcloud(?:[/\\][\w.]*credentials[\w.]*)?|\.config[/\\]gh[/\\]hosts\.yml|Library/Keychains)\b"
             ),
             credential_store,
@@ -472,7 +472,7 @@ pub const RULES: &[Rule] = &[
                 "process.env",
                 "env:",
             ],
-            r"(?:\bprintenv\b|(?:^|[\s;&|(])env ?(?:\||>)|\bexport\s+-p\b|\b(?:dict|json\.dumps|str|repr|print|pprint|list|sorted)\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy|keys|values)\s*\(\s*\)|\bJSON\.stringify\s*\(\s*process\.env\b|\bObject\.(?:keys|entries|values)\s*\(\s*process\.env\s*\)|\.\.\.process\.env\b|/proc/(?:self|\d+|\$\w+)/environ\b|\b(?:Get-ChildItem|gci|dir|ls)\s+env:|\bbase64\b[^\n]*(?:\bos\.environ|\bprocess\.env)\b)",
+            r"(?:\bprintenv\b|(?:^|[\s;&|(`\x22'])env ?(?:\||>)|\bexport\s+-p\b|\b(?:dict|json\.dumps|str|repr|print|pprint|list|sorted)\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy|keys|values)\s*\(\s*\)|\bJSON\.stringify\s*\(\s*process\.env\b|\bObject\.(?:keys|entries|values)\s*\(\s*process\.env\s*\)|\.\.\.process\.env\b|/proc/(?:self|\d+|\$\w+)/environ\b|\b(?:Get-ChildItem|gci|dir|ls)\s+env:|\bbase64\b[^\n]*(?:\bos\.environ|\bprocess\.env)\b)",
             env_dump,
         ),
         signal: Some(Signal::SecretRead),
@@ -716,7 +716,7 @@ pub const RULES: &[Rule] = &[
         fix: "never send secrets or conversations anywhere from a skill",
         detect: gated(
             &["send", "upload", "post", "transmit", "forward", "share", "email", "paste", "push", "sync", "submit", "report", "exfil", "beam", "leak", "commit"],
-            r"\b(?:send|sends|upload|uploads|post|posts|transmit|forward|share|email|paste|push|sync|submit|report|exfiltrate|leak|beam|commit)\b[^\n]{0,120}?\b(?:to|at|into|onto)\s+(?:https?://|[\w-]+(?:\.[\w-]+)+/|the\s+(?:sync|backup|collection|collector|remote|external|team|deploy)\s+(?:server|endpoint|url|host|bot|address))",
+            r"\b(?:send|sends|upload|uploads|post|posts|transmit|forward|share|email|paste|push|sync|submit|report|exfiltrate|leak|beam|commit)\b[^\n]{0,120}?\b(?:to|at|into|onto)\s+(?:[^\n]{0,40}?)(?:https?://|[\w-]+(?:\.[\w-]+)+/|the\s+(?:sync|backup|collection|collector|remote|external|team|deploy)\s+(?:server|endpoint|url|host|bot|address))",
             names_a_secret,
         ),
         examples: &[

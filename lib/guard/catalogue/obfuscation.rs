@@ -356,7 +356,7 @@ pub const RULES: &[Rule] = &[
         fix: "write the command out in plain text",
         detect: pattern(
             &["powershell", "pwsh", "frombase64string"],
-            r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s[-/](?:e|en|enc|enco|encod|encode|encoded|encodedcommand|ec)\s+\S{8,}|\[(?:system\.)?convert\]::frombase64string\b[^\n]*(?:iex|invoke-expression|\|\s*&)",
+            r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s[-/](?:e|en|enc|enco|encod|encode|encoded|encodedcommand|ec)\s+\S{8,}|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:encodedcommand|enc)\b|\[(?:system\.)?convert\]::frombase64string\b[^\n]*(?:iex|invoke-expression|\|\s*&)",
         ),
         signal: Some(Signal::Exec),
         examples: &[
