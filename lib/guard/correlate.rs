@@ -124,7 +124,7 @@ pub fn pairs(halves: &[Half], texts: &[&str]) -> Vec<Pair> {
         };
         let run = of(Signal::RunFile).find(|run| {
             (run.file != download.file || run.line >= download.line)
-                && run_target(&run.text).is_some_and(|t| t == name)
+                && run_targets(&run.text).any(|t| t == name)
         });
         if let Some(run) = run {
             let verified = texts.get(run.file).is_some_and(|text| {
@@ -213,7 +213,7 @@ static URL_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:\b(?:ba|z)?sh\s+|\bpython[0-9.]*\s+|\b(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
+        r#"(?:(?:^|[\s;&|(])(?:ba|z)?sh\s+|(?:^|[\s;&|(])python[0-9.]*\s+|(?:^|[\s;&|(])(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
     )
     .expect("static regex")
 });
@@ -256,11 +256,11 @@ fn download_target(line: &str) -> Option<String> {
     URL_NAME.captures(line).map(|c| basename(&c[1]))
 }
 
-/// The file a run line runs.
-fn run_target(line: &str) -> Option<String> {
+/// The files a run line runs.
+fn run_targets(line: &str) -> impl Iterator<Item = String> + '_ {
     RUN.captures_iter(line)
         .map(|c| basename(&c[1]))
-        .find(|name| !name.starts_with('-') && !name.is_empty())
+        .filter(|name| !name.starts_with('-') && !name.is_empty())
 }
 
 #[cfg(test)]
@@ -386,8 +386,17 @@ mod tests {
             Some("run.sh".into())
         );
         assert_eq!(
-            run_target("chmod +x run.sh && ./run.sh"),
+            run_targets("chmod +x run.sh && ./run.sh").next(),
             Some("run.sh".into())
+        );
+        assert_eq!(
+            download_target("wget -qO /tmp/s.sh https://x.example/setup.sh && bash /tmp/s.sh"),
+            Some("s.sh".into())
+        );
+        assert_eq!(
+            run_targets("wget -qO /tmp/s.sh https://x.example/setup.sh && bash /tmp/s.sh")
+                .collect::<Vec<_>>(),
+            vec!["s.sh".to_string()]
         );
     }
 }
