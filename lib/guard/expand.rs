@@ -39,13 +39,6 @@ const MAX_DERIVED: usize = 512;
 /// Values longer than this are not substituted (a variable holding a whole document).
 const MAX_VALUE: usize = 4096;
 
-static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r#"(?:^|[\s;&|(`])(?:export\s+|local\s+|readonly\s+|set\s+|const\s+|let\s+|var\s+|my\s+)?(\$?[A-Za-z_]\w*)\s*=\s*("[^"\n]*"|'[^'\n]*'|\$\([^\n]*\)|\([^\n]*\)|[^\s;&|]+)"#,
-    )
-    .expect("static regex")
-});
-
 static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)|%([A-Za-z_]\w*)%").expect("static regex")
 });
@@ -74,16 +67,9 @@ static CODES: LazyLock<Regex> =
 
 /// Every undisguised line of the skill's files.
 pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
-    let vars = assignments(files);
+    let vars = assignments(files, &referenced(files));
     let mut out = Vec::new();
     for (index, file) in files.iter().enumerate() {
-        let bytes = file.text.as_bytes();
-        // Cheap tests first: most files show no disguise at all.
-        let has_ref = !vars.is_empty() && (memchr::memchr2(b'$', b'%', bytes).is_some());
-        let has_concat = memchr::memchr2(b'+', b'-', bytes).is_some()
-            || memchr::memmem::find(bytes, b"''").is_some()
-            || memchr::memmem::find(bytes, b"\"\"").is_some()
-            || memchr::memchr(b'^', bytes).is_some();
         for (line_index, line) in file.lines.iter(file.text).enumerate() {
             if out.len() >= MAX_DERIVED {
                 return out;
@@ -102,11 +88,16 @@ pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
             };
             let mut plain = line.to_string();
             let mut how = "";
-            if has_ref && let Some(expanded) = substitute(&plain, &vars) {
+            if !vars.is_empty()
+                && memchr::memchr2(b'$', b'%', line.as_bytes()).is_some()
+                && let Some(expanded) = substitute(&plain, &vars)
+            {
                 plain = expanded;
                 how = "after substituting the variables it uses";
             }
-            if has_concat && let Some(joined) = join(&plain) {
+            if looks_split(&plain)
+                && let Some(joined) = join(&plain)
+            {
                 plain = joined;
                 how = if how.is_empty() {
                     "after joining the pieces it is split into"
@@ -117,40 +108,151 @@ pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
             if !how.is_empty() {
                 push(plain.clone(), how, false);
             }
-            for (payload, how) in decode(&plain) {
-                push(payload, how, true);
+            if has_decode_cue(&plain) {
+                for (payload, how) in decode(&plain) {
+                    push(payload, how, true);
+                }
             }
         }
     }
     out
 }
 
-/// Variables assigned anywhere in the skill (shell, PowerShell, cmd, JavaScript, Python).
-fn assignments(files: &[Source<'_>]) -> HashMap<String, String> {
-    let mut vars = HashMap::new();
+/// Whether a line shows a string split to hide a word: `'a'+'b'`, `cu''rl`, `p^ow`,
+/// `'a' and 'b'`, or two keywords broken by hyphens ("ig-nore pr-evious").
+fn looks_split(line: &str) -> bool {
+    let b = line.as_bytes();
+    let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
+    if finder(b"'+'") || finder(b"' + '") || finder(b"\"+\"") || finder(b"\" + \"") {
+        return true;
+    }
+    if finder(b"' and '") || finder(b"' plus '") || finder(b"' with '") {
+        return true;
+    }
+    let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
+    let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
+    let quotes = memchr::memmem::find_iter(b, b"''")
+        .chain(memchr::memmem::find_iter(b, b"\"\""))
+        .any(|i| i > 0 && word(i - 1) && word(i + 2));
+    let caret = memchr::memchr_iter(b'^', b).any(|i| i > 0 && letter(i - 1) && letter(i + 1));
+    let hyphens = memchr::memchr_iter(b'-', b)
+        .filter(|&i| {
+            i >= 2
+                && letter(i - 1)
+                && letter(i - 2)
+                && !letter(i.wrapping_sub(3))
+                && (1..=3).all(|k| b.get(i + k).is_some_and(u8::is_ascii_lowercase))
+        })
+        .count();
+    quotes || caret || hyphens >= 2
+}
+
+/// Words that come with an encoded payload: only such lines are worth decoding.
+fn has_decode_cue(line: &str) -> bool {
+    const CUES: &[&str] = &[
+        "base64", "b64", "decode", "-enc", "frombase64", "atob", "xxd", "hex", "unhexlify",
+        "codecs", "rot", "n-za-m", "chr", "charcode", "[char", "pack(",
+    ];
+    line.len() >= 12 && {
+        let lower = line.to_ascii_lowercase();
+        CUES.iter().any(|c| lower.contains(c))
+    }
+}
+
+/// The names the skill's text refers to as `$NAME`, `${NAME}` or `%NAME%`.
+fn referenced(files: &[Source<'_>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
     for file in files {
-        if memchr::memchr(b'=', file.text.as_bytes()).is_none() {
-            continue;
-        }
-        for line in file.lines.iter(file.text) {
-            if !line.contains('=') || line.len() > MAX_VALUE {
+        let b = file.text.as_bytes();
+        for at in memchr::memchr2_iter(b'$', b'%', b) {
+            let start = at + 1 + usize::from(b.get(at + 1) == Some(&b'{'));
+            let len = b[start.min(b.len())..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            if len == 0 || !b[start].is_ascii_alphabetic() && b[start] != b'_' {
                 continue;
             }
-            for c in ASSIGN.captures_iter(line) {
-                let name = c[1].trim_start_matches('$').to_string();
-                let raw = &c[2];
-                let value = raw
-                    .strip_prefix('"')
-                    .and_then(|v| v.strip_suffix('"'))
-                    .or_else(|| raw.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                    .unwrap_or(raw);
-                if !value.is_empty() && value.len() <= MAX_VALUE && vars.len() < 256 {
-                    vars.entry(name).or_insert_with(|| value.to_string());
-                }
+            if b[at] == b'%' && b.get(start + len) != Some(&b'%') {
+                continue;
+            }
+            let name = &file.text[start..start + len];
+            if names.len() < 512 && !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Variables assigned anywhere in the skill (shell, PowerShell, cmd, JavaScript, Python),
+/// for the names something refers to.
+fn assignments(files: &[Source<'_>], wanted: &[String]) -> HashMap<String, String> {
+    let mut vars = HashMap::new();
+    if wanted.is_empty() {
+        return vars;
+    }
+    for file in files {
+        let b = file.text.as_bytes();
+        for eq in memchr::memchr_iter(b'=', b) {
+            // The name before `=` (spaces allowed, as PowerShell and JavaScript write it).
+            let mut end = eq;
+            while end > 0 && b[end - 1] == b' ' {
+                end -= 1;
+            }
+            let mut start = end;
+            while start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
+                start -= 1;
+            }
+            if start == end || b.get(eq + 1) == Some(&b'=') || (eq > 0 && b"!<>=".contains(&b[eq - 1])) {
+                continue;
+            }
+            let name = &file.text[start..end];
+            if !wanted.iter().any(|w| w == name) || vars.contains_key(name) {
+                continue;
+            }
+            let prefix_ok = start == 0 || {
+                let p = b[start - 1];
+                p == b'$' || p.is_ascii_whitespace() || b";&|(`".contains(&p)
+            };
+            if !prefix_ok {
+                continue;
+            }
+            if let Some(value) = value_at(&file.text[eq + 1..])
+                && !value.is_empty()
+            {
+                vars.insert(name.to_string(), value.to_string());
             }
         }
     }
     vars
+}
+
+/// The value an assignment gives, quoted or up to the end of the word.
+fn value_at(rest: &str) -> Option<&str> {
+    let rest = rest.trim_start_matches(' ');
+    let line = rest.split('\n').next().unwrap_or("");
+    let value = match line.as_bytes().first() {
+        Some(q @ (b'"' | b'\'')) => {
+            let close = line[1..].find(char::from(*q))?;
+            &line[1..1 + close]
+        }
+        Some(b'$') if line.starts_with("$(") => {
+            let close = line.rfind(')')?;
+            &line[..=close]
+        }
+        Some(b'(') => {
+            let close = line.rfind(')')?;
+            &line[..=close]
+        }
+        _ => {
+            let end = line
+                .find(|c: char| c.is_whitespace() || ";&|`".contains(c))
+                .unwrap_or(line.len());
+            &line[..end]
+        }
+    };
+    (value.len() <= MAX_VALUE).then_some(value.trim_end_matches('\r'))
 }
 
 /// The line with known variables replaced by their values (two rounds, for chains).
