@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use super::lines::Lines;
@@ -65,15 +66,31 @@ static HEX_RUN: LazyLock<Regex> =
 static CODES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d{2,3}(?:\s*,\s*\d{2,3}){3,}").expect("static regex"));
 
+/// Literals that show a line may hide something: split strings and encoding words.
+/// Searched once per file; only the lines they name are looked at further.
+const CUES: &[&str] = &[
+    "'+'", "' + '", "\"+\"", "\" + \"", "' and '", "' plus '", "' with '", "''", "\"\"", "^",
+    "base64", "b64", "decode", "-enc", "frombase64", "atob", "xxd", "hex", "unhexlify", "codecs",
+    "rot", "n-za-m", "chr", "charcode", "[char", "pack(",
+];
+
+static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(CUES)
+        .expect("static automaton")
+});
+
 /// Every undisguised line of the skill's files.
 pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
     let vars = assignments(files, &referenced(files));
     let mut out = Vec::new();
     for (index, file) in files.iter().enumerate() {
-        for (line_index, line) in file.lines.iter(file.text).enumerate() {
+        for line_index in candidate_lines(file, !vars.is_empty()) {
             if out.len() >= MAX_DERIVED {
                 return out;
             }
+            let line = file.lines.text(file.text, line_index);
             let mut push = |text: String, how: &'static str, encoded: bool| {
                 if text.trim().is_empty() || text == line {
                     return;
@@ -118,22 +135,52 @@ pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
     out
 }
 
+/// The lines of a file worth undisguising, in order: those with a cue, those with two
+/// hyphen-split words, and (when the skill assigns variables) those that use one.
+fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
+    let b = file.text.as_bytes();
+    let mut out: Vec<usize> = CUE_FINDER
+        .find_iter(file.text)
+        .map(|m| file.lines.line_of(m.start()))
+        .collect();
+    let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
+    let mut last_hyphen: Option<usize> = None;
+    for i in memchr::memchr_iter(b'-', b) {
+        let split = i >= 2
+            && letter(i - 1)
+            && letter(i - 2)
+            && !letter(i.wrapping_sub(3))
+            && (1..=3).all(|k| b.get(i + k).is_some_and(u8::is_ascii_lowercase));
+        if split {
+            let line = file.lines.line_of(i);
+            if last_hyphen == Some(line) {
+                out.push(line);
+            }
+            last_hyphen = Some(line);
+        }
+    }
+    if with_vars {
+        out.extend(memchr::memchr2_iter(b'$', b'%', b).map(|i| file.lines.line_of(i)));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Whether a line shows a string split to hide a word: `'a'+'b'`, `cu''rl`, `p^ow`,
 /// `'a' and 'b'`, or two keywords broken by hyphens ("ig-nore pr-evious").
 fn looks_split(line: &str) -> bool {
+    const JOINS: &[&str] = &["'+'", "' + '", "\"+\"", "\" + \"", "' and '", "' plus '", "' with '"];
+    if JOINS.iter().any(|j| line.contains(j)) {
+        return true;
+    }
     let b = line.as_bytes();
-    let finder = |needle: &[u8]| memchr::memmem::find(b, needle).is_some();
-    if finder(b"'+'") || finder(b"' + '") || finder(b"\"+\"") || finder(b"\" + \"") {
-        return true;
-    }
-    if finder(b"' and '") || finder(b"' plus '") || finder(b"' with '") {
-        return true;
-    }
     let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
     let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
-    let quotes = memchr::memmem::find_iter(b, b"''")
-        .chain(memchr::memmem::find_iter(b, b"\"\""))
-        .any(|i| i > 0 && word(i - 1) && word(i + 2));
+    let quotes = b
+        .windows(2)
+        .enumerate()
+        .any(|(i, w)| (w == b"''" || w == b"\"\"") && i > 0 && word(i - 1) && word(i + 2));
     let caret = memchr::memchr_iter(b'^', b).any(|i| i > 0 && letter(i - 1) && letter(i + 1));
     let hyphens = memchr::memchr_iter(b'-', b)
         .filter(|&i| {
@@ -149,14 +196,7 @@ fn looks_split(line: &str) -> bool {
 
 /// Words that come with an encoded payload: only such lines are worth decoding.
 fn has_decode_cue(line: &str) -> bool {
-    const CUES: &[&str] = &[
-        "base64", "b64", "decode", "-enc", "frombase64", "atob", "xxd", "hex", "unhexlify",
-        "codecs", "rot", "n-za-m", "chr", "charcode", "[char", "pack(",
-    ];
-    line.len() >= 12 && {
-        let lower = line.to_ascii_lowercase();
-        CUES.iter().any(|c| lower.contains(c))
-    }
+    line.len() >= 12 && CUE_FINDER.find_iter(line).any(|m| m.pattern().as_usize() >= 10)
 }
 
 /// The names the skill's text refers to as `$NAME`, `${NAME}` or `%NAME%`.
