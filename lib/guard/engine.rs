@@ -55,7 +55,6 @@ pub struct Engine {
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::build);
-
 impl Engine {
     /// The engine, built once per process (the anchor automaton only; rule automata are
     /// built as lines need them).
@@ -165,6 +164,7 @@ impl Engine {
         }
         candidates.sort_unstable();
         candidates.dedup();
+
         let mut hits = Vec::new();
         for (line, rule) in candidates {
             let (line, rule) = (line as usize, usize::from(rule));

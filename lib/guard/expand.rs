@@ -71,7 +71,7 @@ static CODES: LazyLock<Regex> =
 const CUES: &[&str] = &[
     "'+'", "' + '", "\"+\"", "\" + \"", "' and '", "' plus '", "' with '", "''", "\"\"", "^",
     "base64", "b64", "decode", "-enc", "frombase64", "atob", "xxd", "hex", "unhexlify", "codecs",
-    "rot", "n-za-m", "chr", "charcode", "[char", "pack(",
+    "rot13", "rot-13", "rot_13", "n-za-m", "chr(", "chr,", "charcode", "[char", "pack(",
 ];
 
 static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -259,13 +259,42 @@ fn assignments(files: &[Source<'_>], wanted: &[String]) -> HashMap<String, Strin
                 continue;
             }
             if let Some(value) = value_at(&file.text[eq + 1..])
-                && !value.is_empty()
+                && worth_substituting(value)
             {
                 vars.insert(name.to_string(), value.to_string());
             }
         }
     }
     vars
+}
+
+/// Values an attacker moves into a variable to hide a command: an address, a path into the
+/// home folder or the system, a program name, an encoded blob, a command substitution. A
+/// version number or a project name changes nothing a rule looks at.
+fn worth_substituting(value: &str) -> bool {
+    const PROGRAMS: &[&str] = &[
+        "curl", "wget", "bash", "sh", "zsh", "rm", "dd", "iex", "invoke-expression", "iwr",
+        "irm", "invoke-webrequest", "invoke-restmethod", "powershell", "pwsh", "python",
+        "python3", "node", "perl", "ruby", "nc", "ncat", "base64", "eval", "exec", "find",
+        "sed", "crontab", "mshta", "certutil", "chmod", "git", "nslookup", "dig", "security",
+        "schtasks", "reg", "launchctl", "tar", "scp", "ssh", "mkfs", "shred", "psql",
+    ];
+    let v = value.trim();
+    if v.is_empty() || v.len() > MAX_VALUE {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    lower.contains("://")
+        || v.starts_with(['/', '~', '$', '%', '('])
+        || lower.starts_with("c:\\")
+        || lower.contains(".hermes")
+        || lower.contains(".ssh")
+        || lower.contains(".aws")
+        || PROGRAMS.contains(&lower.as_str())
+        || PROGRAMS.iter().any(|p| lower.starts_with(&format!("{p} ")))
+        || (v.len() >= 16 && !v.contains(' '))
+        || lower.contains("drop ")
+        || v.contains(';')
 }
 
 /// The value an assignment gives, quoted or up to the end of the word.

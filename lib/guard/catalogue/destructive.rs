@@ -259,7 +259,7 @@ pub const RULES: &[Rule] = &[
         why: "deletes the user's profile folder recursively: every document, key and setting is gone",
         fix: "delete only the files the skill created, by name",
         detect: pattern(
-            &["remove-item", "rmdir", "rd ", "del ", "ri "],
+            &["$env:userprofile", "$env:homepath", "$env:homedrive", "$home", "%userprofile%", "c:\\users\\"],
             r"\b(?:remove-item|ri|rmdir|rd|del)\b[^\n]*(?:\$env:(?:userprofile|homepath|homedrive)|\$home|%userprofile%|c:\\users\\[^\\\s'\x22]+)\\?\*?(?:[\s'\x22`)\]]|$)",
         ),
         examples: &["Remove-Item -Recurse -Force $env:USERPROFILE\\*"],
@@ -303,7 +303,7 @@ pub const RULES: &[Rule] = &[
         why: "find with -delete over the home folder removes the user's files wholesale",
         fix: "delete only the files the skill created, by name",
         detect: pattern(
-            &["find"],
+            &["-delete"],
             r#"\bfind\s+["']?(?:~|\$HOME|\$\{HOME\}|/home/[\w.$-]+|/Users/[\w.$-]+)/?["']?\s[^\n]*-delete\b"#,
         ),
         examples: &["find ~ -type f -mtime -365 -delete"],

@@ -376,8 +376,8 @@ pub const RULES: &[Rule] = &[
         why: "builds a command from character codes and runs it: the command never appears in the text",
         fix: "write the command out in plain text",
         detect: pattern(
-            &["exec", "eval", "iex", "invoke-expression", "system"],
-            r"\b(?:exec|eval|iex|invoke-expression|system)\b[^\n]*(?:\bchr\s*\(|\bchr\s*,|fromcharcode|\[char\[?\]?\]|\bpack\s*\(\s*['\x22]c\*)",
+            &["chr(", "chr (", "chr,", "fromcharcode", "[char", "pack("],
+            r"\b(?:exec|eval|iex|invoke-expression|system)\b[^\n]*(?:\bchr ?\(|\bchr,|fromcharcode|\[char\[?\]?\]|\bpack\(\s*['\x22]c\*)",
         ),
         examples: &[
             "python3 -c \"import os;os.system(''.join(map(chr,[114,109])))\"",

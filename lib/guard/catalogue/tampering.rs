@@ -39,7 +39,7 @@ pub const RULES: &[Rule] = &[
         why: "tells the agent it has blanket approval, or to stop asking for confirmation: a permission the user never gave, kept for every later action",
         fix: "ask the user for each consequential action",
         detect: pattern(
-            &["approved", "authori", "permission", "consent", "allowed to", "trust", "never", "no longer", "don't", "dont", "do not", "without"],
+            &["approved", "authoriz", "authoris", "permission", "consent", "allowed to", "trust", "confirmation", "approval", "without asking", "without prompting", "without ever", "anymore", "any more", "from now on", "again"],
             r"\b(?:pre-?approved|approved|authori[sz]ed|permission\s+(?:to\s+run|for)|consent(?:ed)?\s+to|allowed\s+to\s+run|trusts?)\s+(?:\w+\s+){0,3}(?:every|all|any)\s+(?:(?:shell|terminal|tool|future|of\s+(?:the|your))\s+)?(?:commands?|tool\s+calls?|actions?|skills?|operations?)|\bnever\s+(?:need\s+to\s+)?(?:ask|prompt|request|wait)\s+(?:\w+\s+){0,3}(?:for\s+)?(?:confirmation|approval|permission|consent)|\bwithout\s+(?:ever\s+)?(?:asking|confirmation|approval|permission|prompting|consent)\b[^\n]*?\b(?:from\s+now\s+on|again|always|every|any)\b|\b(?:no\s+longer|don'?t|do\s+not|never)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with)\s+(?:\w+\s+){0,2}(?:the\s+)?user\b[^\n]*?\b(?:again|from\s+now\s+on|anymore|any\s+more)",
         ),
         examples: &[
@@ -135,7 +135,7 @@ pub const RULES: &[Rule] = &[
         why: "deletes security skills or the hub quarantine: the defences go first so the next step is not caught",
         fix: "never remove the agent's defences from a skill",
         detect: pattern(
-            &["secur", "guard", "quarantine", "audit", "scan"],
+            &["skill", "quarantine"],
             r"\b(?:delete|remove|uninstall|disable|empty|clear|wipe|purge|rm\s+-\w+)\s+(?:[^\n.]*?)(?:security|guard|scanner|audit\w*|safety)[\w-]*\s+skills?\b|\b(?:delete|remove|empty|clear|wipe|purge|rm\s+-\w+)\s+(?:[^\n.]*?)quarantine\b|\brm\s+-\w*r\w*\s+[^\n]*skills/[^\s]*(?:secur|guard|scan|audit)|\bhermes\s+skills\s+(?:uninstall|delete|remove)\s+\S*(?:secur|guard|scan|audit)",
         ),
         examples: &[
