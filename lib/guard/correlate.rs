@@ -150,13 +150,15 @@ pub fn pairs(halves: &[Half], texts: &[&str]) -> Vec<Pair> {
         }
     }
     out.sort_by_key(|p| (p.second.file, p.second.line, catalogue::index_of(p.rule)));
+    // A line and its undisguised reading can both start a pair ending at the same place.
+    out.dedup_by(|a, b| a.rule == b.rule && (a.second.file, a.second.line) == (b.second.file, b.second.line));
     out
 }
 
 /// Where a line puts what it read: the files it writes and the variables it assigns.
 static STAGES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:>>?\s*|\btee\s+(?:-a\s+)?|-o\s+|--output\s+|\b(?:cp|mv|copy|copy-item|out-file|tar\s+c\w*f)\s+(?:\S+\s+)*?)["']?((?:/|~|\$|%|\.)[^\s"'|;&)]+)|open\(\s*["']([^"']+)["']\s*,\s*["'][wa]|writeFileSync\(\s*["']([^"']+)|^\s*(?:export\s+)?\$?([A-Za-z_]\w*)\s*=\s*"#,
+        r#"(?:>>?\s*|\btee\s+(?:-a\s+)?|\s-o\s+|--output\s+|\b(?:cp|mv|copy|copy-item)\s+(?:-\S+\s+)*\S+\s+|\btar\s+-?c\w*f\s+|\bout-file\s+(?:-filepath\s+)?)["']?((?:/|~|\$|%|\.)[^\s"'|;&)]+)|open\(\s*["']([^"']+)["']\s*,\s*["'][wa]|writeFileSync\(\s*["']([^"']+)|^\s*(?:export\s+)?\$?([A-Za-z_]\w*)\s*=\s*"#,
     )
     .expect("static regex")
 });

@@ -55,6 +55,7 @@ pub struct Engine {
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::build);
+
 impl Engine {
     /// The engine, built once per process (the anchor automaton only; rule automata are
     /// built as lines need them).
@@ -164,7 +165,6 @@ impl Engine {
         }
         candidates.sort_unstable();
         candidates.dedup();
-
         let mut hits = Vec::new();
         for (line, rule) in candidates {
             let (line, rule) = (line as usize, usize::from(rule));

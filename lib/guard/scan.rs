@@ -699,7 +699,11 @@ impl<'o> SkillScan<'o> {
                     && f.line == h.line + 1
                     && catalogue::rule(f.rule).and_then(|r| r.signal) == Some(h.signal)
             };
-            half_signal(first, &first_file) || half_signal(second, &second_file)
+            // The first half read through a variable shows on the second half's line too.
+            let read_there = f.file == second_file
+                && f.line == second.line + 1
+                && catalogue::rule(f.rule).and_then(|r| r.signal) == Some(first.signal);
+            half_signal(first, &first_file) || half_signal(second, &second_file) || read_there
         };
         self.findings.retain(|f| !absorbed(f));
         let mut notes = Vec::new();
