@@ -465,9 +465,14 @@ pub fn weigh(domain: Domain, traits: &FileTraits, ctx: &FileContext, site: &Site
         }
         Domain::Instruction => {
             match place {
-                // A string in a program is data; the same words as code are an action.
+                // A string in a program is data, unless the program prints it, which puts
+                // it in front of the agent that ran it; the same words as code act.
                 "script" if is_quoted(before) || before.matches('\'').count() % 2 == 1 => {
-                    add(1, "a string inside a program: data, not words to the agent")
+                    if prints(before) {
+                        add(1, "printed by a program the agent runs")
+                    } else {
+                        add(2, "a string inside a program: data, not words to the agent")
+                    }
                 }
                 "table" => add(1, "in a table row that documents the phrase"),
                 "data" => add(1, "in a data file"),
@@ -668,6 +673,14 @@ fn starts_command(before: &str) -> bool {
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['-', '*', '+', '.', ')', '>', '$', '#', ' ', '\t']);
     rest.is_empty()
+}
+
+/// Whether the code before a string prints it (`echo '…`, `print("…`).
+fn prints(before: &str) -> bool {
+    let lower = before.trim_start().to_ascii_lowercase();
+    ["echo ", "printf ", "print(", "print ", "console.log(", "write-host ", "write-output ", "puts ", "say "]
+        .iter()
+        .any(|p| lower.starts_with(p) || lower.contains(&format!("; {p}")) || lower.contains(&format!("&& {p}")))
 }
 
 /// Whether an opening quote before the match is still open.
