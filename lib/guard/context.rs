@@ -551,8 +551,12 @@ impl Local<'_, '_> {
     }
 
     fn in_risk_section(&self) -> bool {
-        self.ctx
-            .in_section(self.site.text, self.site.lines, self.site.line, &RISK_HEADINGS)
+        self.ctx.in_section(
+            self.site.text,
+            self.site.lines,
+            self.site.line,
+            &RISK_HEADINGS,
+        )
     }
 
     fn matched(&self) -> &str {
@@ -564,7 +568,13 @@ impl Local<'_, '_> {
     /// order to run it. Wording that merely sounds cautious is not enough.
     fn command_not_ordered(&self) -> Option<&'static str> {
         if self.in_code_block() {
-            if self.ctx.marked_bad.get(self.site.line).copied().unwrap_or(false) {
+            if self
+                .ctx
+                .marked_bad
+                .get(self.site.line)
+                .copied()
+                .unwrap_or(false)
+            {
                 return Some("labelled as a bad example inside its block");
             }
             if intent::specimen_label(&self.line[..self.start]) {
@@ -613,7 +623,13 @@ impl Local<'_, '_> {
     /// Why an instruction to the agent is a specimen under study rather than an order.
     fn specimen(&self) -> Option<&'static str> {
         if self.in_code_block() {
-            if self.ctx.marked_bad.get(self.site.line).copied().unwrap_or(false) {
+            if self
+                .ctx
+                .marked_bad
+                .get(self.site.line)
+                .copied()
+                .unwrap_or(false)
+            {
                 return Some("labelled as a bad example inside its block");
             }
             let lead = self.leadin();
@@ -678,9 +694,23 @@ fn starts_command(before: &str) -> bool {
 /// Whether the code before a string prints it (`echo '…`, `print("…`).
 fn prints(before: &str) -> bool {
     let lower = before.trim_start().to_ascii_lowercase();
-    ["echo ", "printf ", "print(", "print ", "console.log(", "write-host ", "write-output ", "puts ", "say "]
-        .iter()
-        .any(|p| lower.starts_with(p) || lower.contains(&format!("; {p}")) || lower.contains(&format!("&& {p}")))
+    [
+        "echo ",
+        "printf ",
+        "print(",
+        "print ",
+        "console.log(",
+        "write-host ",
+        "write-output ",
+        "puts ",
+        "say ",
+    ]
+    .iter()
+    .any(|p| {
+        lower.starts_with(p)
+            || lower.contains(&format!("; {p}"))
+            || lower.contains(&format!("&& {p}"))
+    })
 }
 
 /// Whether an opening quote before the match is still open.

@@ -151,7 +151,9 @@ pub fn pairs(halves: &[Half], texts: &[&str]) -> Vec<Pair> {
     }
     out.sort_by_key(|p| (p.second.file, p.second.line, catalogue::index_of(p.rule)));
     // A line and its undisguised reading can both start a pair ending at the same place.
-    out.dedup_by(|a, b| a.rule == b.rule && (a.second.file, a.second.line) == (b.second.file, b.second.line));
+    out.dedup_by(|a, b| {
+        a.rule == b.rule && (a.second.file, a.second.line) == (b.second.file, b.second.line)
+    });
     out
 }
 
@@ -170,9 +172,17 @@ fn staged_names(line: &str) -> Vec<String> {
         if let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) {
             let path = m.as_str();
             // The source itself (`cp ~/.ssh/id_rsa …`) is not where it is staged.
-            let is_source = [".ssh", ".aws", ".env", "credentials", "keychain", ".hermes", "169.254"]
-                .iter()
-                .any(|s| path.contains(s));
+            let is_source = [
+                ".ssh",
+                ".aws",
+                ".env",
+                "credentials",
+                "keychain",
+                ".hermes",
+                "169.254",
+            ]
+            .iter()
+            .any(|s| path.contains(s));
             if !is_source && path.len() > 2 {
                 out.push(path.to_string());
             }
@@ -307,7 +317,13 @@ mod tests {
     #[test]
     fn secrets_staged_in_a_file_or_variable_pair_across_files() {
         let halves = vec![
-            half(Signal::SecretRead, 0, 9, "env-dump", "env > /tmp/.cache_state"),
+            half(
+                Signal::SecretRead,
+                0,
+                9,
+                "env-dump",
+                "env > /tmp/.cache_state",
+            ),
             half(
                 Signal::NetworkSend,
                 1,
@@ -320,7 +336,13 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].second.file, found[0].second.line), (1, 1));
         let by_var = vec![
-            half(Signal::SecretRead, 0, 2, "keychain-read", "GH=$(gh auth token)"),
+            half(
+                Signal::SecretRead,
+                0,
+                2,
+                "keychain-read",
+                "GH=$(gh auth token)",
+            ),
             half(
                 Signal::NetworkSend,
                 1,
@@ -330,7 +352,10 @@ mod tests {
             ),
         ];
         assert_eq!(pairs(&by_var, &[]).len(), 1);
-        assert_eq!(staged_names("cp ~/.ssh/id_rsa /tmp/k.txt"), vec!["/tmp/k.txt".to_string()]);
+        assert_eq!(
+            staged_names("cp ~/.ssh/id_rsa /tmp/k.txt"),
+            vec!["/tmp/k.txt".to_string()]
+        );
     }
 
     #[test]

@@ -58,7 +58,9 @@ static SPECIMEN: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words that frame what they introduce as an example.
 static EXAMPLE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|trained\s+to|typical)\b")
+    compile(
+        r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|trained\s+to|typical)\b",
+    )
 });
 
 /// Whether a sentence frames something as an example and orders nothing itself.
@@ -94,7 +96,9 @@ fn floor(text: &str, mut at: usize) -> usize {
 
 /// A label at the start of a code line that shows it as a specimen ("Pattern: …").
 static SPECIMEN_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"^[\s#/*>;|-]*(?:pattern|example|match(?:es)?|detects?|detected|flagged|finding|signature|indicator|ioc|bad|wrong|insecure|vulnerable|malicious|attack|payload)s?\s*[:=]")
+    compile(
+        r"^[\s#/*>;|-]*(?:pattern|example|match(?:es)?|detects?|detected|flagged|finding|signature|indicator|ioc|bad|wrong|insecure|vulnerable|malicious|attack|payload)s?\s*[:=]",
+    )
 });
 
 /// Whether the text before a match on its line labels the line a specimen.
@@ -114,8 +118,8 @@ pub fn is_imperative(text: &str) -> bool {
 /// Whether a lead-in or comment labels what follows as a bad example ("Bad:", "❌", "Never
 /// run this:"), without also ordering it to be run.
 pub fn labels_bad(text: &str) -> bool {
-    let labelled = BAD_LABEL.is_match(text)
-        || (BAD_MARK.is_match(text) && text.chars().count() < 80);
+    let labelled =
+        BAD_LABEL.is_match(text) || (BAD_MARK.is_match(text) && text.chars().count() < 80);
     labelled && !orders_despite_label(text)
 }
 
@@ -130,7 +134,9 @@ fn orders_despite_label(text: &str) -> bool {
 
 /// A negation that ends right where the match begins ("never `rm -rf ~`", "Never delete").
 static NEGATION_AT_END: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to|\bnor)\s*(?:(?:ever|blindly|just|simply|accidentally)\s+)?(?:\w+\s+)?[`\x22']?$")
+    compile(
+        r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to|\bnor)\s*(?:(?:ever|blindly|just|simply|accidentally)\s+)?(?:\w+\s+)?[`\x22']?$",
+    )
 });
 
 /// Whether the words just before a match negate it ("Never delete the quarantine").

@@ -311,6 +311,10 @@ mod tests {
         for c in Category::ALL {
             assert_eq!(Category::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Category::ALL.len() - 1, 13, "twelve upstream threat categories and ours");
+        assert_eq!(
+            Category::ALL.len() - 1,
+            13,
+            "twelve upstream threat categories and ours"
+        );
     }
 }

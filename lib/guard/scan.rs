@@ -813,9 +813,31 @@ fn weigh(file: &mut TextFile, domain: Domain, line: usize, start: usize, end: us
 /// as an argument to a test script is still data).
 fn runs_file(text: &str, rel: &str) -> bool {
     const RUNNERS: &[&str] = &[
-        "sh", "bash", "zsh", "python", "python3", "node", "ruby", "perl", "source", ".", "pwsh",
-        "powershell", "-file", "cat", "follow", "read", "open", "load", "obey", "execute", "run",
-        "exec", "import", "`./", "./",
+        "sh",
+        "bash",
+        "zsh",
+        "python",
+        "python3",
+        "node",
+        "ruby",
+        "perl",
+        "source",
+        ".",
+        "pwsh",
+        "powershell",
+        "-file",
+        "cat",
+        "follow",
+        "read",
+        "open",
+        "load",
+        "obey",
+        "execute",
+        "run",
+        "exec",
+        "import",
+        "`./",
+        "./",
     ];
     text.match_indices(rel).any(|(at, _)| {
         let before = text[..at].trim_end_matches(['`', '\'', '"', ' ']);

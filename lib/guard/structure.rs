@@ -434,7 +434,11 @@ mod tests {
         symlink("SKILL.md", skill.join("inside")).expect("symlink");
         symlink("../../../../.ssh/id_rsa", skill.join("key")).expect("symlink");
         symlink("../elsewhere/missing.md", skill.join("gone")).expect("symlink");
-        symlink("/Users/x/Library/Keychains/login.keychain-db", skill.join("kc")).expect("symlink");
+        symlink(
+            "/Users/x/Library/Keychains/login.keychain-db",
+            skill.join("kc"),
+        )
+        .expect("symlink");
         let walked = walk(&skill);
         assert_eq!(
             rules(&walked),

@@ -51,7 +51,11 @@ pub const RULES: &[Rule] = &[
         title: "symlink to a credential store",
         why: "a symlink names a credential store (SSH or cloud keys, a keychain, password hashes): whoever reads the skill's file reads the secret, on any machine that has it",
         fix: "remove the link; a skill never needs a path into a credential store",
-        ..fact(ids::SYMLINK_TO_SECRET, Category::Exfiltration, Severity::Critical)
+        ..fact(
+            ids::SYMLINK_TO_SECRET,
+            Category::Exfiltration,
+            Severity::Critical,
+        )
     },
     Rule {
         title: "broken symlink",
@@ -245,9 +249,27 @@ pub const SIGNALS: &[Rule] = &[Rule {
     fix: "nothing on its own",
     detect: pattern(
         &[
-            "curl", "wget", ".post(", ".put(", ".patch(", "method", "nc ", "ncat", "netcat",
-            "/dev/tcp", "scp ", "rsync ", "smtplib", "sendmail", "urlopen", ".send(",
-            "-infile", "-body", "invoke-restmethod", "invoke-webrequest", "fetch(",
+            "curl",
+            "wget",
+            ".post(",
+            ".put(",
+            ".patch(",
+            "method",
+            "nc ",
+            "ncat",
+            "netcat",
+            "/dev/tcp",
+            "scp ",
+            "rsync ",
+            "smtplib",
+            "sendmail",
+            "urlopen",
+            ".send(",
+            "-infile",
+            "-body",
+            "invoke-restmethod",
+            "invoke-webrequest",
+            "fetch(",
         ],
         r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b)|\bwget\b[^\n]*--post-(?:data|file)\b|\b(?:requests|httpx|session|client|axios)\.(?:post|put|patch)\(|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](?:POST|PUT)|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.$-]+\s+\d+|/dev/tcp/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bsmtplib\b|\bsendmail\b|\burlopen\s*\([^\n]*data\s*=|\.send\(|\b(?:invoke-restmethod|irm|invoke-webrequest|iwr)\b[^\n]*(?:-infile\b|-body\b|-method\s+(?:post|put)\b)|\bfetch\s*\([^\n]*method\s*:\s*['\x22]?(?:post|put)",
     ),

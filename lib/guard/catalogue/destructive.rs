@@ -259,7 +259,14 @@ pub const RULES: &[Rule] = &[
         why: "deletes the user's profile folder recursively: every document, key and setting is gone",
         fix: "delete only the files the skill created, by name",
         detect: pattern(
-            &["$env:userprofile", "$env:homepath", "$env:homedrive", "$home", "%userprofile%", "c:\\users\\"],
+            &[
+                "$env:userprofile",
+                "$env:homepath",
+                "$env:homedrive",
+                "$home",
+                "%userprofile%",
+                "c:\\users\\",
+            ],
             r"\b(?:remove-item|ri|rmdir|rd|del)\b[^\n]*(?:\$env:(?:userprofile|homepath|homedrive)|\$home|%userprofile%|c:\\users\\[^\\\s'\x22]+)\\?\*?(?:[\s'\x22`)\]]|$)",
         ),
         examples: &["Remove-Item -Recurse -Force $env:USERPROFILE\\*"],
@@ -279,7 +286,19 @@ pub const RULES: &[Rule] = &[
         why: "tells the agent in words to delete or wipe everything somewhere (a home folder, a disk, a database): destruction needs no command when the agent writes it",
         fix: "name the exact files to remove, and ask the user first",
         detect: pattern(
-            &["delete", "remove", "wipe", "erase", "destroy", "purge", "drop", "shred", "overwrite", "zero", "format"],
+            &[
+                "delete",
+                "remove",
+                "wipe",
+                "erase",
+                "destroy",
+                "purge",
+                "drop",
+                "shred",
+                "overwrite",
+                "zero",
+                "format",
+            ],
             r"\b(?:delete|remove|wipe|erase|destroy|purge|drop|shred|overwrite)\b\s+(?:\w+\s+){0,3}(?:everything|all|every|each|the\s+(?:entire|whole))\b[^\n]*?\b(?:home|~|root|profile|disk|drive|database|db|repository|repo|system|production|server|tables?|files?|folders?|director(?:y|ies))\b|\b(?:overwrite|wipe|zero|erase|format)\b[^\n]*?/dev/(?:sd[a-z]|nvme|disk|hd[a-z]|mmcblk)|\bdrop\s+(?:every|all|each)\s+tables?\b|\berasing\s+(?:the\s+)?(?:git\s+)?history\b",
         ),
         examples: &[
@@ -323,7 +342,9 @@ pub const RULES: &[Rule] = &[
             &["max-parents=0", "push", "force"],
             r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n]*?\b(?:main|master)\b",
         ),
-        examples: &["git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main"],
+        examples: &[
+            "git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main",
+        ],
         clean: &["git push origin HEAD"],
         ..Rule::base(
             "history-rewrite",

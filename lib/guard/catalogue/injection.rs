@@ -58,6 +58,30 @@ fn pretend(c: &Candidate<'_>) -> Gate {
 
 fn hide_from_user(c: &Candidate<'_>) -> Gate {
     let m = c.matched().to_ascii_lowercase();
+    // Keeping quiet about something the skill does (a step, a command, an upload) is
+    // concealment however it is phrased; leaving details out of an answer is not.
+    let lower = c.line.to_ascii_lowercase();
+    let hides_an_action = [
+        "step",
+        "command",
+        "upload",
+        "download",
+        "sync",
+        "request",
+        "script",
+        "ran ",
+        "you run",
+        "you did",
+        "any circumstances",
+        "no matter what",
+        "secret",
+        "install",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if hides_an_action {
+        return Gate::Keep;
+    }
     if m.contains("show") || m.contains("mention") || m.contains("display") {
         return Gate::Lower(2, "presentation advice about what to show, not concealment");
     }
@@ -247,6 +271,8 @@ pub const RULES: &[Rule] = &[
         detect: gated(
             &[
                 "tell",
+                "mention",
+                "report",
                 "inform ",
                 "notify",
                 "alert ",
@@ -609,7 +635,18 @@ pub const RULES: &[Rule] = &[
         why: "gives the agent a new identity, or one without restrictions, from now on: the classic opening of a jailbreak",
         fix: "describe the task, not a new identity for the agent",
         detect: pattern(
-            &["restrictions", "limitations", "filters", "guardrails", "policies", "guidelines", "from now on", "henceforth", "rest of this", "rest of the"],
+            &[
+                "restrictions",
+                "limitations",
+                "filters",
+                "guardrails",
+                "policies",
+                "guidelines",
+                "from now on",
+                "henceforth",
+                "rest of this",
+                "rest of the",
+            ],
             r"\b(?:from\s+now\s+on|henceforth|for\s+the\s+rest\s+of\s+(?:this|the)\s+(?:session|conversation))\b[^\n]*?\byou\s+(?:are|will\s+be|have|act\s+as|become)\b|\b(?:you|assistant|ai|model|persona|mode|agent)\b[^\n]*?\b(?:no|without(?:\s+any)?)\s+(?:\w+\s+)?(?:restrictions|limitations|filters|guardrails|(?:content|safety|ethical)\s+(?:policies|guidelines))\b",
         ),
         examples: &[

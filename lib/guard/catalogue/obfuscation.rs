@@ -397,7 +397,10 @@ pub const RULES: &[Rule] = &[
         why: "turns encoded text (ROT13, hex, reversed, compressed) back into a command and runs it: the command is hidden from review",
         fix: "write the command out in plain text",
         detect: pattern(
-            &["n-za-m", "xxd", "| rev", "|rev", "gunzip", "zcat", "uudecode", "base32", "rot13", "rot_13"],
+            &[
+                "n-za-m", "xxd", "| rev", "|rev", "gunzip", "zcat", "uudecode", "base32", "rot13",
+                "rot_13",
+            ],
             r"(?:\btr\s+['\x22]?(?:a-za-z|a-z)['\x22]?\s+['\x22]?n-z|\bxxd\s+(?:-\w+\s+)*-r|\|\s*rev\b|\bgunzip\b|\bzcat\b|\buudecode\b|\bbase32\s+-d|rot_?13)[^\n]*\|\s*(?:sudo\s+)?(?:(?:/usr)?/bin/)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|iex|powershell)\b",
         ),
         signal: Some(Signal::Exec),

@@ -6,7 +6,6 @@
 use super::pattern;
 use crate::guard::rule::{Category::AgentTampering, Domain, Rule, Severity};
 
-
 pub const RULES: &[Rule] = &[
     Rule {
         title: "writes the agent's memory files",
@@ -39,7 +38,24 @@ pub const RULES: &[Rule] = &[
         why: "tells the agent it has blanket approval, or to stop asking for confirmation: a permission the user never gave, kept for every later action",
         fix: "ask the user for each consequential action",
         detect: pattern(
-            &["approved", "authoriz", "authoris", "permission", "consent", "allowed to", "trust", "confirmation", "approval", "without asking", "without prompting", "without ever", "anymore", "any more", "from now on", "again"],
+            &[
+                "approved",
+                "authoriz",
+                "authoris",
+                "permission",
+                "consent",
+                "allowed to",
+                "trust",
+                "confirmation",
+                "approval",
+                "without asking",
+                "without prompting",
+                "without ever",
+                "anymore",
+                "any more",
+                "from now on",
+                "again",
+            ],
             r"\b(?:pre-?approved|approved|authori[sz]ed|permission\s+(?:to\s+run|for)|consent(?:ed)?\s+to|allowed\s+to\s+run|trusts?)\s+(?:\w+\s+){0,3}(?:every|all|any)\s+(?:(?:shell|terminal|tool|future|of\s+(?:the|your))\s+)?(?:commands?|tool\s+calls?|actions?|skills?|operations?)|\bnever\s+(?:need\s+to\s+)?(?:ask|prompt|request|wait)\s+(?:\w+\s+){0,3}(?:for\s+)?(?:confirmation|approval|permission|consent)|\bwithout\s+(?:ever\s+)?(?:asking|confirmation|approval|permission|prompting|consent)\b[^\n]*?\b(?:from\s+now\s+on|again|always|every|any)\b|\b(?:no\s+longer|don'?t|do\s+not|never)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with)\s+(?:\w+\s+){0,2}(?:the\s+)?user\b[^\n]*?\b(?:again|from\s+now\s+on|anymore|any\s+more)",
         ),
         examples: &[
@@ -64,7 +80,27 @@ pub const RULES: &[Rule] = &[
         why: "turns off approvals, confirmations, the skills guard, scanning, redaction or the sandbox: every later attack then runs unchecked",
         fix: "leave safeguards to the user; a skill never changes them",
         detect: pattern(
-            &["approval", "confirmation", "guard", "scanner", "scanning", "redact", "safety check", "safety rule", "safety prompt", "safety filter", "security check", "security warning", "security scan", "security prompt", "security alert", "security skill", "sandbox", "quarantine", "yolo"],
+            &[
+                "approval",
+                "confirmation",
+                "guard",
+                "scanner",
+                "scanning",
+                "redact",
+                "safety check",
+                "safety rule",
+                "safety prompt",
+                "safety filter",
+                "security check",
+                "security warning",
+                "security scan",
+                "security prompt",
+                "security alert",
+                "security skill",
+                "sandbox",
+                "quarantine",
+                "yolo",
+            ],
             r"\b(?:disable|disabling|turn(?:ing)?\s+off|switch(?:ing)?\s+off|deactivate|bypass|skip|silence|suppress|mute|hide|ignore)\s+(?:\w+\s+){0,3}(?:approvals?|confirmations?|skills?\s+guard|scanner|scanning|(?:secret\s+)?redaction|safety\s+(?:checks?|rules?|prompts?|filters?)|security\s+(?:checks?|warnings?|scan\w*|prompts?|alerts?|skills?)|sandbox\w*|quarantine)\b|\b(?:approvals?|confirmations?|scanning|redaction|skills?\s+guard|safety\s+(?:checks?|rules?)|sandbox)\s+(?:\w+\s+)?(?:off|disabled)\b|\b(?:write_approval|guard_agent_created|redact_secrets|approvals?\.mode)\b[^\n]*?(?:\s|:|=)\s*['\x22]?(?:false|off|no|0|none|never)\b|\byolo[_-]?mode\s*[:=]\s*['\x22]?(?:true|on|yes)\b|--yolo\b|\bsafety\s+(?:rules?|checks?)\s+(?:are|is)\s+(?:now\s+)?disabled",
         ),
         examples: &[
@@ -99,7 +135,10 @@ pub const RULES: &[Rule] = &[
             "sed -i 's/^  mode: .*/  mode: off/' ~/.hermes/config.yaml",
             "hermes config set security.redact_secrets false",
         ],
-        clean: &["hermes config set display.theme dark", "cat ~/.hermes/config.yaml"],
+        clean: &[
+            "hermes config set display.theme dark",
+            "cat ~/.hermes/config.yaml",
+        ],
         ..Rule::base(
             "agent-config-edit",
             AgentTampering,
@@ -112,7 +151,16 @@ pub const RULES: &[Rule] = &[
         why: "writes into other skills' files: the payload spreads to every skill the agent loads, like a worm",
         fix: "a skill changes only its own files, and only when the user asks",
         detect: pattern(
-            &["skill.md", "skills/", "other skill", "every skill", "each skill", "all skill", "your skills", "the skills"],
+            &[
+                "skill.md",
+                "skills/",
+                "other skill",
+                "every skill",
+                "each skill",
+                "all skill",
+                "your skills",
+                "the skills",
+            ],
             r"\b(?:append|add|insert|copy|write|inject|paste|prepend|put)\s+(?:[^\n.]*?)\b(?:to|into|in|onto)\s+(?:the\s+)?(?:SKILL\.md\s+(?:files?\s+)?of\s+)?(?:every|each|all)\s+(?:of\s+(?:the|your)\s+)?(?:other\s+)?(?:skills?|SKILL\.md)|(?:every|each|all)\s+(?:other\s+)?skills?'?s?\s+SKILL\.md|(?:>>|tee\s+-a|sed\s+-i|cp\b|cat\b[^\n]*>)[^\n]*skills/(?:\*|\$\w+|\{)|skills/\*/SKILL\.md[^\n]*(?:>>|tee\b|sed\s+-i|\bcp\b)",
         ),
         examples: &[
@@ -155,7 +203,14 @@ pub const RULES: &[Rule] = &[
         why: "installs an agent hook that approves tool calls, or an agent cron job that runs fetched instructions: the agent acts on its own, unsupervised",
         fix: "hooks and schedules are the user's to create",
         detect: pattern(
-            &[".hermes/hooks", "hook", "auto-approv", "autoapprov", "cron", "schedul"],
+            &[
+                ".hermes/hooks",
+                "hook",
+                "auto-approv",
+                "autoapprov",
+                "cron",
+                "schedul",
+            ],
             r"\.hermes/hooks\b|\bhooks?\b[^\n]*?\b(?:approv\w*|allow\w*|accept\w*)\s+(?:\w+\s+){0,2}(?:every|all|any)\b|\bauto-?approv\w*\s+(?:\w+\s+){0,2}(?:every|all|any)\s+(?:tool|command|action|request)|\bhermes\s+cron\s+(?:add|create)\b|\b(?:cron(?:tab)?\s+(?:jobs?|entry|entries|lines?)|scheduled\s+tasks?|schedule)\b[^\n]*?\b(?:fetch\w*|download\w*|curl|wget|get)\b[^\n]*?\b(?:do(?:es)?\s+what\s+it\s+says|follow|runs?|execute|obey)|\bscheduled\s+tasks?\b[^\n]*?(?:https?://|hidden\s+powershell)",
         ),
         examples: &[
