@@ -57,7 +57,7 @@ pub const RULES: &[Rule] = &[
         upstream: &["destructive_root_rm"],
         detect: gated(
             &["rm -", "rm\t", "rm  "],
-            r#"\brm\s+(?:-{1,2}[\w-]+\s+)+["']?(?:/|/\*|/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var|Users|System|Applications)/?\*?)["']?(?:\s|$|[;&|)])"#,
+            r#"\brm\s+(?:-{1,2}[\w-]+\s+)+["']?(?:/|/\*|/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|sys|usr|var|Users|System|Applications)/?\*?)["']?(?:\s|$|[;&|)`\]"'])"#,
             recursive_rm,
         ),
         examples: &[
@@ -230,14 +230,17 @@ pub const RULES: &[Rule] = &[
         fix: "leave logs and history alone",
         detect: pattern(
             &["history -c", "histfile", "/var/log", "_history"],
-            r"\bhistory\s+-c\b|\bunset\s+HISTFILE\b|HISTFILE=/dev/null|\b(?:rm|shred)\s+[^\n]*\.(?:bash|zsh)_history\b|>\s*/var/log/[\w./-]+|\b(?:rm|shred)\s+(?:-\w+\s+)*/var/log/",
+            r"\bhistory\s+-c\b|\bunset\s+HISTFILE\b|HISTFILE=/dev/null|\b(?:rm|shred)\s+[^\n]*\.(?:bash|zsh)_history\b|>\s*/var/log/[\w./-]+(?:\s|$|[;&|)])|\b(?:rm|shred)\s+(?:-\w+\s+)*/var/log/",
         ),
         examples: &[
             "history -c && unset HISTFILE",
             "> /var/log/auth.log",
             "rm -f ~/.bash_history",
         ],
-        clean: &["tail /var/log/syslog"],
+        clean: &[
+            "tail /var/log/syslog",
+            "--json > /var/log/threat-detection/$(date +%Y%m%d_%H%M%S).json",
+        ],
         ..Rule::base("erase-traces", Destructive, Severity::High, Domain::Command)
     },
     Rule {
@@ -299,7 +302,7 @@ pub const RULES: &[Rule] = &[
                 "zero",
                 "format",
             ],
-            r"\b(?:delete|remove|wipe|erase|destroy|purge|drop|shred|overwrite)\b\s+(?:\w+\s+){0,3}(?:everything|all|every|each|the\s+(?:entire|whole))\b[^\n]*?\b(?:home|~|root|profile|disk|drive|database|db|repository|repo|system|production|server|tables?|files?|folders?|director(?:y|ies))\b|\b(?:overwrite|wipe|zero|erase|format)\b[^\n]*?/dev/(?:sd[a-z]|nvme|disk|hd[a-z]|mmcblk)|\bdrop\s+(?:every|all|each)\s+tables?\b|\berasing\s+(?:the\s+)?(?:git\s+)?history\b",
+            r"\b(?:delete|remove|wipe|erase|destroy|purge|drop|shred|overwrite)\b\s+(?:\w+\s+){0,3}(?:everything|all|every|each|the\s+(?:entire|whole))\b[^\n]*?\b(?:home|~|root|profile|disk|drive|database|db|repository|repo|system|production|server|tables?|files?|folders?|director(?:y|ies))\b|\b(?:overwrite|wipe|zero|erase|format)\b[^\n]*?/dev/(?:sd[a-z]|nvme|disk|hd[a-z]|mmcblk)|\bdrop\s+(?:every|all|each)\s+tables?\b|\b(?:delete|wipe|erase|destroy|purge|shred)\b\s+(?:the\s+)?(?:user'?s\s+|your\s+|their\s+)?(?:home|documents|desktop|downloads|photos|pictures)\s+(?:folder|directory|dir)\b|\berasing\s+(?:the\s+)?(?:git\s+)?history\b",
         ),
         examples: &[
             "When the disk is full, delete everything in the home folder.",
