@@ -108,6 +108,29 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.id == id)
 }
 
+/// Literals a line must hold one of before the rule named `id` runs on it, for rules
+/// whose anchors are everyday words: each is in every match of the rule (tested).
+pub fn requires(id: &str) -> &'static [&'static str] {
+    match id {
+        // The anchors are verbs of sending; what is sent must be a secret.
+        "secret-send-instruction" => &[
+            "credential", "private key", "ssh", "id_rsa", "id_ed25519", "api key", "api_key",
+            "apikey", "token", "secret", "password", "cookie", "environment variable", "env var",
+            ".env", "environ", "process.env", "keychain", "conversation", "chat history",
+            "session log", ".aws", ".kube", ".gnupg", "wallet", "seed phrase",
+        ],
+        "remote-code-instruction" => &[
+            "run", "exec", "eval", "iex", "invoke-expression", "source", "pipe", "launch",
+            "mshta", "follow", "obey", "what it says",
+        ],
+        "security-removal" => &[
+            "delete", "remove", "uninstall", "disable", "empty", "clear", "wipe", "purge",
+            "rm ",
+        ],
+        _ => &[],
+    }
+}
+
 /// The index of a rule in [`rules`].
 pub fn index_of(id: &str) -> Option<usize> {
     rules().iter().position(|r| r.id == id)
@@ -179,6 +202,21 @@ mod tests {
                     "{} is built in but not a fact",
                     rule.id
                 ),
+            }
+        }
+    }
+
+    #[test]
+    fn required_literals_are_in_every_example() {
+        for rule in rules() {
+            let required = requires(rule.id);
+            for example in rule.examples.iter().filter(|_| !required.is_empty()) {
+                let lower = example.to_ascii_lowercase();
+                assert!(
+                    required.iter().any(|r| lower.contains(r)),
+                    "{}: {example:?} holds none of its required literals",
+                    rule.id
+                );
             }
         }
     }

@@ -173,6 +173,17 @@ fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
         .map(|m| file.lines.line_of(m.start()))
         .collect();
     let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
+    let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
+    // `cu''rl`, `c""url`, `p^owershell`: a word broken by empty quotes or carets.
+    for i in memchr::memchr3_iter(b'\'', b'"', b'^', b) {
+        let broken = match b[i] {
+            b'^' => i > 0 && letter(i - 1) && letter(i + 1),
+            q => i > 0 && b.get(i + 1) == Some(&q) && word(i - 1) && word(i + 2),
+        };
+        if broken {
+            out.push(file.lines.line_of(i));
+        }
+    }
     let mut last_hyphen: Option<usize> = None;
     for i in memchr::memchr_iter(b'-', b) {
         let split = i >= 2

@@ -302,7 +302,7 @@ pub const RULES: &[Rule] = &[
                 "zero",
                 "format",
             ],
-            r"\b(?:delete|remove|wipe|erase|destroy|purge|drop|shred|overwrite)\b\s+(?:\w+\s+){0,3}(?:everything|all|every|each|the\s+(?:entire|whole))\b[^\n]*?\b(?:home|~|root|profile|disk|drive|database|db|repository|repo|system|production|server|tables?|files?|folders?|director(?:y|ies))\b|\b(?:overwrite|wipe|zero|erase|format)\b[^\n]*?/dev/(?:sd[a-z]|nvme|disk|hd[a-z]|mmcblk)|\bdrop\s+(?:every|all|each)\s+tables?\b|\b(?:delete|wipe|erase|destroy|purge|shred)\b\s+(?:the\s+)?(?:user'?s\s+|your\s+|their\s+)?(?:home|documents|desktop|downloads|photos|pictures)\s+(?:folder|directory|dir)\b|\berasing\s+(?:the\s+)?(?:git\s+)?history\b",
+            r"\b(?:delete|remove|wipe|erase|destroy|purge|drop|shred|overwrite)\b\s+(?:\w+\s+)*?(?:everything|all|every|each|the\s+(?:entire|whole))\b[^\n]*?\b(?:home|~|root|profile|disk|drive|database|db|repository|repo|system|production|server|tables?|files?|folders?|director(?:y|ies))\b|\b(?:overwrite|wipe|zero|erase|format)\b[^\n]*?/dev/(?:sd[a-z]|nvme|disk|hd[a-z]|mmcblk)|\bdrop\s+(?:every|all|each)\s+tables?\b|\b(?:delete|wipe|erase|destroy|purge|shred)\b\s+(?:the\s+)?(?:user'?s\s+|your\s+|their\s+)?(?:home|documents|desktop|downloads|photos|pictures)\s+(?:folder|directory|dir)\b|\berasing\s+(?:the\s+)?(?:git\s+)?history\b",
         ),
         examples: &[
             "When the disk is full, delete everything in the home folder.",

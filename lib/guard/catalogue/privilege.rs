@@ -166,7 +166,7 @@ pub const RULES: &[Rule] = &[
         fix: "never change the user's antivirus settings",
         detect: pattern(
             &["mppreference", "defender"],
-            r"\bset-mppreference\b[^\n]*-disable\w+|\badd-mppreference\b[^\n]*-exclusion\w+|\b(?:disable|turn\s+off|stop)\s+(?:\w+\s+){0,2}(?:windows\s+)?defender\b",
+            r"\bset-mppreference\b[^\n]*-disable\w+|\badd-mppreference\b[^\n]*-exclusion\w+|\b(?:disable|turn\s+off|stop)\s+(?:\w+\s+)*?(?:windows\s+)?defender\b",
         ),
         examples: &["Set-MpPreference -DisableRealtimeMonitoring $true"],
         clean: &["Get-MpComputerStatus | Select-Object RealTimeProtectionEnabled"],
