@@ -127,6 +127,30 @@ pub fn requires(id: &str) -> &'static [&'static str] {
             "delete", "remove", "uninstall", "disable", "empty", "clear", "wipe", "purge",
             "rm ",
         ],
+        "destroy-instruction" => &[
+            "everything", "every", "each", "entire", "whole", "/dev/", "history", "home",
+            "documents", "desktop", "downloads", "photos", "pictures", " all", "\tall",
+        ],
+        "hide-from-user" => &["user", "human", "operator", "owner"],
+        "image-beacon" => &[
+            "$", "{", "%", "followed by", "append", "plus the", "value of", "contents of",
+        ],
+        "history-rewrite" => &["max-parents", "force", " -f"],
+        "persistence-instruction" => &[
+            "download", "fetch", "curl", "wget", "execut", "http", "authorized_keys", "logon",
+            "login", "boot", "startup", "new shell",
+        ],
+        "agent-autonomy" => &[
+            ".hermes/hooks", "approv", "allow", "accept", "hermes cron", "fetch", "download",
+            "curl", "wget", "http", "hidden powershell",
+        ],
+        "skill-spread" => &[
+            "append", "add", "insert", "copy", "write", "inject", "paste", "prepend", "put",
+            ">>", "tee", "sed -i", "cp ", "cat ",
+        ],
+        "dns-leak-instruction" => &[
+            "encode", "base64", "hex", "chunk", "at a time", "label", "subdomain",
+        ],
         _ => &[],
     }
 }

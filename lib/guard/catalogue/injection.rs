@@ -272,7 +272,6 @@ pub const RULES: &[Rule] = &[
             &[
                 "tell",
                 "mention",
-                "report",
                 "inform ",
                 "notify",
                 "alert ",
@@ -288,7 +287,7 @@ pub const RULES: &[Rule] = &[
             concat!(
                 r"(?:\b(?:do\s+not|don't|don’t|never|must\s+not|should\s+not)\s+",
                 fill!(),
-                r"(?:tell|inform |notify|alert |mention|report|reveal\s+(?:this|it|that)\s+to|disclose\s+(?:this|it|that)\s+to)\s*(?:\w+\s+){0,4}(?:to\s+)?(?:the\s+)?(?:user|human|operator|owner)\b|\b(?:keep|hide)\s+(?:this|it|that|these|everything)\s+(?:(?:secret|hidden)\s+)?from\s+(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)\b)"
+                r"(?:tell|inform |notify|alert |mention|reveal\s+(?:this|it|that)\s+to|disclose\s+(?:this|it|that)\s+to)\s*(?:\w+\s+){0,4}(?:to\s+)?(?:the\s+)?(?:user|human|operator|owner)\b|\b(?:keep|hide)\s+(?:this|it|that|these|everything)\s+(?:(?:secret|hidden)\s+)?from\s+(?:the\s+)?(?:user|human|operator)\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)\b)"
             ),
             hide_from_user,
         ),
