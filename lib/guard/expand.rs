@@ -31,6 +31,8 @@ pub struct Derived {
 pub struct Source<'a> {
     pub text: &'a str,
     pub lines: &'a Lines,
+    /// Lines the rule pass found a disguise cue on (`sig-disguise`), in order.
+    pub cue_lines: &'a [usize],
 }
 
 /// At most this many derived lines per skill: a file of ten thousand assignments should not
@@ -69,8 +71,8 @@ static HEX_RUN: LazyLock<Regex> =
 static CODES: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d{2,3}(?:\s*,\s*\d{2,3}){3,}").expect("static regex"));
 
-/// Literals that show a line may hide something: split strings and encoding words.
-/// Searched once per file; only the lines they name are looked at further.
+/// Literals that show a line may hide something: split strings and encoding words (the
+/// anchors of `sig-disguise`, which finds the lines; this automaton tells the kinds apart).
 const CUES: &[&str] = &[
     "'+'",
     "' + '",
@@ -168,10 +170,7 @@ pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
 /// hyphen-split words, and (when the skill assigns variables) those that use one.
 fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
     let b = file.text.as_bytes();
-    let mut out: Vec<usize> = CUE_FINDER
-        .find_iter(file.text)
-        .map(|m| file.lines.line_of(m.start()))
-        .collect();
+    let mut out: Vec<usize> = file.cue_lines.to_vec();
     let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
     let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
     // `cu''rl`, `c""url`, `p^owershell`: a word broken by empty quotes or carets.
@@ -599,10 +598,25 @@ mod tests {
 
     fn derived(files: &[&str]) -> Vec<(usize, usize, String)> {
         let lines: Vec<Lines> = files.iter().map(|t| Lines::new(t)).collect();
+        let cues: Vec<Vec<usize>> = files
+            .iter()
+            .zip(&lines)
+            .map(|(text, lines)| {
+                CUE_FINDER
+                    .find_iter(*text)
+                    .map(|m| lines.line_of(m.start()))
+                    .collect()
+            })
+            .collect();
         let sources: Vec<Source<'_>> = files
             .iter()
             .zip(&lines)
-            .map(|(text, lines)| Source { text, lines })
+            .zip(&cues)
+            .map(|((text, lines), cue_lines)| Source {
+                text,
+                lines,
+                cue_lines,
+            })
             .collect();
         derive(&sources)
             .into_iter()

@@ -200,6 +200,8 @@ struct TextFile {
     directives: Directives,
     frontmatter_lines: usize,
     context: Option<FileContext>,
+    /// Lines with a disguise cue, for the second reading.
+    cue_lines: Vec<usize>,
 }
 
 struct SkillScan<'o> {
@@ -326,6 +328,7 @@ impl<'o> SkillScan<'o> {
             directives,
             frontmatter_lines,
             context: None,
+            cue_lines: Vec::new(),
         });
     }
 
@@ -357,6 +360,12 @@ impl<'o> SkillScan<'o> {
         let mut texts = std::mem::take(&mut self.texts);
         for (index, file) in texts.iter_mut().enumerate() {
             let hits = shadow(engine.find(&file.text, &file.lines));
+            let cue = catalogue::index_of(ids::DISGUISE_CUE);
+            file.cue_lines = hits
+                .iter()
+                .filter(|h| Some(h.rule) == cue)
+                .map(|h| h.line)
+                .collect();
             let unicode_hits = unicode::check(&file.text, &file.lines);
             for hit in hits {
                 self.add_hit(file, index, &hit);
@@ -381,6 +390,7 @@ impl<'o> SkillScan<'o> {
                 .map(|t| expand::Source {
                     text: &t.text,
                     lines: &t.lines,
+                    cue_lines: &t.cue_lines,
                 })
                 .collect();
             expand::derive(&sources)

@@ -31,6 +31,7 @@ pub mod ids {
     pub const SECRET_READ_THEN_SEND: &str = "secret-read-then-send";
     pub const DECODE_THEN_EXEC: &str = "decode-then-exec";
     pub const DOWNLOAD_THEN_EXEC: &str = "download-then-exec";
+    pub const DISGUISE_CUE: &str = "sig-disguise";
     pub const SUPPRESSION_WITHOUT_REASON: &str = "suppression-without-reason";
     pub const SUPPRESSION_UNKNOWN_RULE: &str = "suppression-unknown-rule";
 }
@@ -243,7 +244,8 @@ pub const RULES: &[Rule] = &[
 ];
 
 /// Halves of correlated pairs that are not findings on their own.
-pub const SIGNALS: &[Rule] = &[Rule {
+pub const SIGNALS: &[Rule] = &[
+    Rule {
     title: "sends data over the network",
     why: "sends data over the network",
     fix: "nothing on its own",
@@ -287,4 +289,29 @@ pub const SIGNALS: &[Rule] = &[Rule {
         Severity::Medium,
         Domain::Command,
     )
-}];
+},
+    Rule {
+        title: "may hide something",
+        why: "a string split to hide a word, or a word that comes with an encoded payload",
+        fix: "nothing on its own",
+        // Found by the same pass as every rule, so the second reading (expand) looks only at
+        // these lines and costs no pass of its own.
+        detect: pattern(
+            &[
+                "'+'", "' + '", "\"+\"", "\" + \"", "' and '", "' plus '", "' with '", "base64",
+                "b64", "decode", "-enc", "frombase64", "atob", "xxd", "hex", "unhexlify", "codecs",
+                "rot13", "rot-13", "rot_13", "n-za-m", "chr(", "chr,", "charcode", "[char", "pack(",
+            ],
+            r"'\+'|' \+ '|\x22\+\x22|\x22 \+ \x22|' and '|' plus '|' with '|base64|b64|decode|-enc|frombase64|atob|xxd|hex|unhexlify|codecs|rot13|rot-13|rot_13|n-za-m|chr\(|chr,|charcode|\[char|pack\(",
+        ),
+        report: false,
+        examples: &["echo aGk= | base64 -d", "('ie'+'x')"],
+        clean: &["plain words"],
+        ..Rule::base(
+            ids::DISGUISE_CUE,
+            Category::Obfuscation,
+            Severity::Low,
+            Domain::Fact,
+        )
+    },
+];
