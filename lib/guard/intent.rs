@@ -128,7 +128,11 @@ pub fn specimen_label(before: &str) -> bool {
 /// Whether `text` orders the agent to do something.
 pub fn is_imperative(text: &str) -> bool {
     IMPERATIVE.find_iter(text).any(|(start, end)| {
-        let rest = text.get(end..).unwrap_or("").trim_start().to_ascii_lowercase();
+        let rest = text
+            .get(end..)
+            .unwrap_or("")
+            .trim_start()
+            .to_ascii_lowercase();
         let verb = text.get(start..end).unwrap_or("").to_ascii_lowercase();
         !(verb.trim_end().ends_with("do") && (rest.starts_with("not") || rest.starts_with("n't")))
     })
@@ -139,9 +143,33 @@ pub fn is_imperative(text: &str) -> bool {
 pub fn labels_bad(text: &str) -> bool {
     // Most comments start with an ordinary word; only a few can open a label.
     const OPENERS: &[&str] = &[
-        "bad", "wrong", "insecure", "vulnerab", "unsafe", "dangerous", "incorrect", "malicious",
-        "anti", "exploit", "attacker", "forbidden", "prohibited", "red", "mistake", "pitfall",
-        "avoid", "before", "example", "an ", "a ", "never", "don", "do ", "must", "should", "not",
+        "bad",
+        "wrong",
+        "insecure",
+        "vulnerab",
+        "unsafe",
+        "dangerous",
+        "incorrect",
+        "malicious",
+        "anti",
+        "exploit",
+        "attacker",
+        "forbidden",
+        "prohibited",
+        "red",
+        "mistake",
+        "pitfall",
+        "avoid",
+        "before",
+        "example",
+        "an ",
+        "a ",
+        "never",
+        "don",
+        "do ",
+        "must",
+        "should",
+        "not",
         "**",
     ];
     let start = text

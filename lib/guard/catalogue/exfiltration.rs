@@ -779,7 +779,10 @@ pub const RULES: &[Rule] = &[
         why: "tells the agent in words to send credentials, keys, the environment or the conversation to an address: exfiltration needs no command when the agent writes it",
         fix: "never send secrets or conversations anywhere from a skill",
         detect: pattern(
-            &["send", "upload", "post", "transmit", "forward", "share", "email", "paste", "push", "sync", "submit", "report", "exfil", "leak", "beam", "commit"],
+            &[
+                "send", "upload", "post", "transmit", "forward", "share", "email", "paste", "push",
+                "sync", "submit", "report", "exfil", "leak", "beam", "commit",
+            ],
             r"\b(?:send|sends|upload|uploads|post|posts|transmit|forward|share|email|paste|push|sync|submit|report|exfiltrate|leak|beam|commit)\b[^\n]*?\b(?:to|at|into|onto)\s[^\n]*?(?:https?://|[\w-]+(?:\.[\w-]+)+/|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|the\s+(?:sync|backup|collection|collector|remote|external|team|deploy)\s+(?:server|endpoint|url|host|bot|address))",
         ),
         examples: &[
