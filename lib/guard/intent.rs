@@ -96,7 +96,7 @@ pub fn sentence(line: &str, start: usize, end: usize) -> &str {
         matches!(bytes[i], b'.' | b'!' | b'?')
             && bytes.get(i + 1).is_some_and(|b| *b == b' ')
             && i > 0
-            && bytes[i - 1].is_ascii_alphabetic()
+            && (bytes[i - 1].is_ascii_alphabetic() || b"`'\")]".contains(&bytes[i - 1]))
     };
     let from = (0..start).rev().find(|&i| boundary(i)).map_or(0, |i| i + 1);
     let to = (end..bytes.len())
