@@ -399,7 +399,7 @@ static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
 /// Headings of sections about risks, attacks and mistakes.
 static RISK_HEADINGS: LazyLock<Regex> = LazyLock::new(|| {
     super::engine::compile(
-        r"(?i)\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
+        r"(?i)\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|attackers?|exfiltrat\w*|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
         false,
     )
     .expect("static regex")

@@ -56,7 +56,7 @@ static NEGATED_DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| compile(NEGATED));
 /// is checked by the caller.
 static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(?:^\s*(?:(?:\d+[.)]|[-*+>])\s+)?|[.!?;:,]\s+|\(\s*|\b(?:then|and|first|next|now|finally|also|please|just|always|simply|quietly|silently|immediately|must|should|will|can|may|you|need\s+to|have\s+to|has\s+to|want\s+to|sure\s+to|remember\s+to|going\s+to|got\s+to)\s+)(?:run|execute|exec|send|upload|post|delete|remove|add|append|write|save|copy|paste|download|fetch|install|create|open|set|turn|disable|enable|use|call|invoke|start|launch|put|edit|modify|change|replace|push|commit|read|collect|pack|encode|decode|resolve|overwrite|connect|drop|reset|wipe|erase|clear|follow|do|make|ignore|include|print|reveal|treat|remember|forget|type|enter|pipe|load|schedule|register|grant|approve|share|forward|email|store|insert|update|apply|restart|kill|stop|format|shred|purge|empty|move|rename|tell|leave|hide|answer|respond|paste|attach|mirror|sync|back\s+up|exfiltrate|dump|export|source|eval|curl|wget|decrypt|decompress|unpack|extract|unzip|build|compile|configure|prepare|clean|fix|check|verify|deploy|try|get|grab|rotate|migrate|upgrade|patch|register|activate|trigger|spawn)\b",
+        r"(?:^\s*(?:(?:\d+[.)]|[-*+>])\s+)?|[.!?;:,]\s+|\(\s*|\b(?:then|and|first|next|now|finally|also|please|just|always|simply|quietly|silently|immediately|you|you\s+(?:must|should|will|can|may)|need\s+to|have\s+to|has\s+to|want\s+to|sure\s+to|remember\s+to|going\s+to|got\s+to)\s+)(?:run|execute|exec|send|upload|post|delete|remove|add|append|write|save|copy|paste|download|fetch|install|create|open|set|turn|disable|enable|use|call|invoke|start|launch|put|edit|modify|change|replace|push|commit|read|collect|pack|encode|decode|resolve|overwrite|connect|drop|reset|wipe|erase|clear|follow|do|make|ignore|include|print|reveal|treat|remember|forget|type|enter|pipe|load|schedule|register|grant|approve|share|forward|email|store|insert|update|apply|restart|kill|stop|format|shred|purge|empty|move|rename|tell|leave|hide|answer|respond|paste|attach|mirror|sync|back\s+up|exfiltrate|dump|export|source|eval|curl|wget|decrypt|decompress|unpack|extract|unzip|build|compile|configure|prepare|clean|fix|check|verify|deploy|try|get|grab|rotate|migrate|upgrade|patch|register|activate|trigger|spawn)\b",
     )
 });
 
@@ -78,7 +78,7 @@ static SPECIMEN: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that frame what they introduce as an example.
 static EXAMPLE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|trained\s+to|typical)\b",
+        r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|phrasing|language|avoid|trained\s+to|typical)\b",
     )
 });
 
@@ -92,11 +92,14 @@ pub fn sentence(line: &str, start: usize, end: usize) -> &str {
     let start = start.min(line.len());
     let end = end.clamp(start, line.len());
     let bytes = line.as_bytes();
+    // A semicolon outside inline code ends a clause as well as a sentence does.
+    let in_code = |i: usize| bytes[..i].iter().filter(|&&b| b == b'`').count() % 2 == 1;
     let boundary = |i: usize| {
-        matches!(bytes[i], b'.' | b'!' | b'?')
-            && bytes.get(i + 1).is_some_and(|b| *b == b' ')
-            && i > 0
-            && (bytes[i - 1].is_ascii_alphabetic() || b"`'\")]".contains(&bytes[i - 1]))
+        (bytes[i] == b';' && bytes.get(i + 1) == Some(&b' ') && !in_code(i))
+            || matches!(bytes[i], b'.' | b'!' | b'?')
+                && bytes.get(i + 1).is_some_and(|b| *b == b' ')
+                && i > 0
+                && (bytes[i - 1].is_ascii_alphabetic() || b"`'\")]".contains(&bytes[i - 1]))
     };
     let from = (0..start).rev().find(|&i| boundary(i)).map_or(0, |i| i + 1);
     let to = (end..bytes.len())

@@ -343,7 +343,7 @@ pub const RULES: &[Rule] = &[
         fix: "never force-push shared branches from a skill",
         detect: pattern(
             &["max-parents=0", "push", "force"],
-            r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n]*?\b(?:main|master)\b",
+            r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\breset\s+--hard\b[^\n]*\bpush\s+(?:\S+\s+)*?(?:-f|--force)\b|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n]*?\b(?:main|master)\b",
         ),
         examples: &[
             "git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main",
