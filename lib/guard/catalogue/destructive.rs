@@ -346,6 +346,7 @@ pub const RULES: &[Rule] = &[
             r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\breset\s+--hard\b[^\n]*\bpush\s+(?:\S+\s+)*?(?:-f|--force)\b|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n]*?\b(?:main|master)\b",
         ),
         examples: &[
+            "git clean -fdx && git reset --hard origin/main && git push -f",
             "git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main",
         ],
         clean: &["git push origin HEAD"],
