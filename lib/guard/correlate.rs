@@ -214,7 +214,7 @@ static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
 
 static DOWNLOAD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:\s-[a-zA-Z]*o\s*|\s--output\s+|\s>\s*|\s-[a-zA-Z]*O\s+|-OutFile\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
+        r#"(?:\s-[a-zA-Z]*o\s*|\s--output\s+|\s>\s*|\s-[a-zA-Z]*O\s+|-OutFile\s+|DownloadFile\s*\([^,\n]*,\s*|-urlcache\s+-split\s+-f\s+\S+\s+|/transfer\s+\S+\s+\S+\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
     )
     .expect("static regex")
 });
@@ -225,7 +225,7 @@ static URL_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 static RUN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?:(?:^|[\s;&|(])(?:ba|z)?sh\s+|(?:^|[\s;&|(])python[0-9.]*\s+|(?:^|[\s;&|(])(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
+        r#"(?:(?:^|[\s;&|(])(?:ba|z)?sh\s+|\bStart-Process\s+|\bInvoke-Item\s+|(?:^|[\s;&])start\s+|-File\s+|(?:^|[\s;&|(])python[0-9.]*\s+|(?:^|[\s;&|(])(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
     )
     .expect("static regex")
 });
@@ -251,7 +251,7 @@ fn mentions(line: &str, name: &str) -> bool {
 
 fn basename(path: &str) -> String {
     path.trim_matches(['"', '\''])
-        .rsplit('/')
+        .rsplit(['/', '\\'])
         .next()
         .unwrap_or(path)
         .to_string()
