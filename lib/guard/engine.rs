@@ -103,8 +103,11 @@ impl Engine {
             .map(|rule| {
                 let literals = catalogue::requires(rule.id);
                 (!literals.is_empty()).then(|| {
+                    // A handful of literals searched in one line: the automaton quickest to
+                    // build is the right one (start-up builds them all).
                     AhoCorasickBuilder::new()
                         .ascii_case_insensitive(true)
+                        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
                         .build(literals)
                         .expect("the required literals form an automaton")
                 })

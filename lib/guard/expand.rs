@@ -109,6 +109,7 @@ const CUES: &[&str] = &[
 static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
         .build(CUES)
         .expect("static automaton")
 });
