@@ -343,13 +343,16 @@ pub const RULES: &[Rule] = &[
         fix: "never force-push shared branches from a skill",
         detect: pattern(
             &["max-parents=0", "push", "force"],
-            r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\breset\s+--hard\b[^\n]*\bpush\s+(?:\S+\s+)*?(?:-f|--force)\b|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n]*?\b(?:main|master)\b",
+            r"\brev-list\s+--max-parents=0\b[^\n]*(?:reset\s+--hard|push)|\breset\s+--hard\b[^\n]*\bpush\s+(?:\S+\s+)*?(?:-f|--force)\b|\bgit\s+push\b[^\n]*(?:\s-f\b|\s--force\b)[^\n]*\b(?:main|master)\b|\bforce-?push\w*\b[^\n;.]*?\b(?:main|master)\b",
         ),
         examples: &[
             "git clean -fdx && git reset --hard origin/main && git push -f",
             "git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main",
         ],
-        clean: &["git push origin HEAD"],
+        clean: &[
+            "ask the repository owner to force-push; never force-push main yourself.",
+            "git push origin HEAD",
+        ],
         ..Rule::base(
             "history-rewrite",
             Destructive,

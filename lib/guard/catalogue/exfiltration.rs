@@ -108,6 +108,13 @@ fn env_dump(c: &Candidate<'_>) -> Gate {
     }
     let after = c.after().trim_start().to_ascii_lowercase();
     if m.trim_end().ends_with('|') && (after.starts_with("grep") || after.starts_with("rg ")) {
+        // `grep -o` with a pattern that stops before `=` prints names, not values.
+        if after.starts_with("grep -o") && !after.contains('=') {
+            return Gate::Lower(
+                2,
+                "prints the names of matching variables, not their values",
+            );
+        }
         // Filtering for key, token or secret is harvesting them, not looking one up.
         let harvest = [
             "key", "token", "secret", "pass", "cred", "auth", "aws", "api",
