@@ -866,6 +866,16 @@ mod tests {
     }
 
     #[test]
+    fn a_negation_right_before_lowers_and_a_cautious_lead_in_does_not() {
+        let md = "Ask the owner to force-push; never force-push main yourself.\n\nTo avoid stale caches, run this:\n\n```sh\nrm -rf ~\n```\n";
+        let negated = weigh_at("SKILL.md", md, "force-push main", Domain::Command);
+        assert_eq!(negated.levels, 2);
+        assert_eq!(negated.reasons, vec!["the sentence forbids it"]);
+        let ordered = weigh_at("SKILL.md", md, "rm -rf ~", Domain::Command);
+        assert_eq!((ordered.place, ordered.levels), ("code-block", 0));
+    }
+
+    #[test]
     fn risk_sections() {
         let md = "## Pitfalls\n\n```bash\nchmod 777 /srv\n```\n";
         let w = weigh_at("SKILL.md", md, "chmod", Domain::Command);

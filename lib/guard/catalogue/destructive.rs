@@ -350,7 +350,7 @@ pub const RULES: &[Rule] = &[
             "git reset --hard $(git rev-list --max-parents=0 HEAD) && git push --force origin HEAD:main",
         ],
         clean: &[
-            "ask the repository owner to force-push; never force-push main yourself.",
+            "Ask the owner to force-push; the main branch is protected.",
             "git push origin HEAD",
         ],
         ..Rule::base(
