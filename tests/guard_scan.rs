@@ -247,7 +247,7 @@ fn explain_a_rule() {
     let want = "rm-home — recursive delete of the home folder
   category:  destructive
   severity:  critical (before context weighting)
-  weighing:  a command: full weight in scripts, code blocks, inline code, command lines and hidden HTML comments; two levels lower in prose, comments, tables and frontmatter, in examples of what not to do, in sections about risks, test fixtures, changelogs and licenses
+  weighing:  a command, weighed by intent: full weight wherever the agent can read it as an order (scripts, code blocks, inline code, list steps, prose, HTML comments, frontmatter, link titles, alt text). Two levels lower only where the skill turns the agent away from it: a comment in a script; a block labelled as a bad example on its own line (`# BAD`, `❌`, `Pattern:`) or introduced by a label that forbids it (\"Bad:\", \"Never run this:\"); a sentence that negates it (\"never run …\") or only describes it with no order in it; a section about risks where nothing orders it run. A lead-in that merely sounds cautious (\"to avoid …\", \"instead of …\") lowers nothing. Test fixtures, changelogs and licenses: two levels lower
   upstream:  destructive_home_rm (Hermes 0.19.0 Skills Guard)
 
 Why: recursively deletes the user's home folder: all their files are gone

@@ -15,6 +15,7 @@ mod obfuscation;
 mod persistence;
 mod privilege;
 mod supply_chain;
+mod tampering;
 mod traversal;
 
 use std::sync::LazyLock;
@@ -77,7 +78,7 @@ const fn shaped(shape: Shape, pattern: &'static str, gate: GateFn) -> Detect {
 }
 
 static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let parts: [&[Rule]; 14] = [
+    let parts: [&[Rule]; 15] = [
         exfiltration::RULES,
         injection::RULES,
         destructive::RULES,
@@ -90,6 +91,7 @@ static ALL: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         supply_chain::RULES,
         privilege::RULES,
         credentials::RULES,
+        tampering::RULES,
         builtin::RULES,
         builtin::SIGNALS,
     ];
@@ -104,6 +106,163 @@ pub fn rules() -> &'static [Rule] {
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.id == id)
+}
+
+/// Literals a line must hold one of before the rule named `id` runs on it, for rules
+/// whose anchors are everyday words: each is in every match of the rule (tested).
+pub fn requires(id: &str) -> &'static [&'static str] {
+    match id {
+        // The anchors are verbs of sending; what is sent must be a secret.
+        "secret-send-instruction" => &[
+            "credential",
+            "private key",
+            "ssh",
+            "id_rsa",
+            "id_ed25519",
+            "api key",
+            "api_key",
+            "apikey",
+            "token",
+            "secret",
+            "password",
+            "cookie",
+            "environment variable",
+            "env var",
+            ".env",
+            "environ",
+            "process.env",
+            "keychain",
+            "conversation",
+            "chat history",
+            "session log",
+            ".aws",
+            ".kube",
+            ".gnupg",
+            "wallet",
+            "seed phrase",
+            ".pem",
+            ".key",
+            "private",
+            "netrc",
+            "hosts.yml",
+        ],
+        "remote-code-instruction" => &[
+            "run",
+            "exec",
+            "eval",
+            "iex",
+            "invoke-expression",
+            "source",
+            "pipe",
+            "launch",
+            "mshta",
+            "follow",
+            "obey",
+            "what it says",
+        ],
+        "security-removal" => &[
+            "delete",
+            "remove",
+            "uninstall",
+            "disable",
+            "empty",
+            "clear",
+            "wipe",
+            "purge",
+            "rm ",
+            "every",
+            "all",
+        ],
+        "destroy-instruction" => &[
+            "everything",
+            "every",
+            "each",
+            "entire",
+            "whole",
+            "/dev/",
+            "history",
+            "home",
+            "documents",
+            "desktop",
+            "downloads",
+            "photos",
+            "pictures",
+            " all",
+            "\tall",
+        ],
+        "hide-from-user" => &["user", "human", "operator", "owner"],
+        "image-beacon" => &[
+            "$",
+            "{",
+            "%",
+            "followed by",
+            "append",
+            "plus the",
+            "value of",
+            "contents of",
+        ],
+        "history-rewrite" => &["max-parents", "force", " -f"],
+        "persistence-instruction" => &[
+            "download",
+            "fetch",
+            "curl",
+            "wget",
+            "execut",
+            "http",
+            "authorized_keys",
+            "logon",
+            "login",
+            "boot",
+            "startup",
+            "new shell",
+        ],
+        "agent-autonomy" => &[
+            ".hermes/hooks",
+            "approv",
+            "allow",
+            "accept",
+            "hermes cron",
+            "fetch",
+            "download",
+            "curl",
+            "wget",
+            "http",
+            "hidden powershell",
+        ],
+        "skill-spread" => &[
+            "append",
+            "add",
+            "insert",
+            "copy",
+            "write",
+            "inject",
+            "paste",
+            "prepend",
+            "put",
+            ">>",
+            "tee",
+            "sed -i",
+            "cp ",
+            "cat ",
+            "replace",
+            "overwrite",
+            "rewrite",
+            "modify",
+            "edit",
+            "change",
+            "update",
+        ],
+        "dns-leak-instruction" => &[
+            "encode",
+            "base64",
+            "hex",
+            "chunk",
+            "at a time",
+            "label",
+            "subdomain",
+        ],
+        _ => &[],
+    }
 }
 
 /// The index of a rule in [`rules`].
@@ -177,6 +336,21 @@ mod tests {
                     "{} is built in but not a fact",
                     rule.id
                 ),
+            }
+        }
+    }
+
+    #[test]
+    fn required_literals_are_in_every_example() {
+        for rule in rules() {
+            let required = requires(rule.id);
+            for example in rule.examples.iter().filter(|_| !required.is_empty()) {
+                let lower = example.to_ascii_lowercase();
+                assert!(
+                    required.iter().any(|r| lower.contains(r)),
+                    "{}: {example:?} holds none of its required literals",
+                    rule.id
+                );
             }
         }
     }

@@ -52,6 +52,9 @@ pub struct Engine {
     on_demand: Vec<usize>,
     /// Each pattern rule's automaton, built on first use.
     regexes: Vec<OnceLock<Option<Regex>>>,
+    /// For rules whose anchors are common words, literals of which a line must also hold
+    /// one before the rule's automaton runs on it (a second, cheaper prefilter).
+    requires: Vec<Option<AhoCorasick>>,
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::build);
@@ -95,6 +98,21 @@ impl Engine {
         }
         let anchors_nfa = anchor_automaton(&literals, AhoCorasickKind::ContiguousNFA);
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
+        let requires = rules
+            .iter()
+            .map(|rule| {
+                let literals = catalogue::requires(rule.id);
+                (!literals.is_empty()).then(|| {
+                    // A handful of literals searched in one line: the automaton quickest to
+                    // build is the right one (start-up builds them all).
+                    AhoCorasickBuilder::new()
+                        .ascii_case_insensitive(true)
+                        .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                        .build(literals)
+                        .expect("the required literals form an automaton")
+                })
+            })
+            .collect();
         Engine {
             literals,
             anchors_nfa,
@@ -104,6 +122,7 @@ impl Engine {
             text_rules,
             on_demand,
             regexes,
+            requires,
         }
     }
 
@@ -245,8 +264,13 @@ impl Engine {
         lines: &Lines,
         line: usize,
     ) -> Option<Hit> {
-        let regex = self.regex(index)?;
         let line_text = lines.text(text, line);
+        if let Some(required) = &self.requires[index]
+            && !required.is_match(line_text)
+        {
+            return None;
+        }
+        let regex = self.regex(index)?;
         regex
             .find_iter(line_text.as_bytes())
             .find_map(|m| self.gate(index, rule, text, lines, line, m.start(), m.end()))

@@ -58,6 +58,14 @@ fn explain_rule(rule: &Rule) -> String {
             "  reported:  never alone; it is one half of a correlated pair"
         );
     }
+    let required = catalogue::requires(rule.id);
+    if !required.is_empty() {
+        let _ = writeln!(
+            out,
+            "  prefilter: a line must also hold one of: {}",
+            required.join(", ")
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "Why: {}", rule.why);
     let _ = writeln!(out, "Fix: {}", rule.fix);
@@ -99,10 +107,10 @@ fn explain_rule(rule: &Rule) -> String {
 fn weighing(domain: Domain) -> &'static str {
     match domain {
         Domain::Command => {
-            "a command: full weight in scripts, code blocks, inline code, command lines and hidden HTML comments; two levels lower in prose, comments, tables and frontmatter, in examples of what not to do, in sections about risks, test fixtures, changelogs and licenses"
+            "a command, weighed by intent: full weight wherever the agent can read it as an order (scripts, code blocks, inline code, list steps, prose, HTML comments, frontmatter, link titles, alt text). Two levels lower only where the skill turns the agent away from it: a comment in a script; a block labelled as a bad example on its own line (`# BAD`, `❌`, `Pattern:`) or introduced by a label that forbids it (\"Bad:\", \"Never run this:\"); a sentence that negates it (\"never run …\") or only describes it with no order in it; a section about risks where nothing orders it run. A lead-in that merely sounds cautious (\"to avoid …\", \"instead of …\") lowers nothing. Test fixtures, changelogs and licenses: two levels lower"
         }
         Domain::Instruction => {
-            "words to the agent: full weight in prose, headings, frontmatter and HTML comments; lower when shown as code, quoted, in a table, or next to words that explain an attack; two levels lower in test fixtures, changelogs and licenses"
+            "words to the agent, weighed by intent: full weight in prose, headings, list steps, code blocks, HTML comments, frontmatter, link titles and alt text. Lower when studied rather than ordered: attack vocabulary in the same sentence and no order of its own (two levels), negated (two), quoted (one; two in a table, a section about attacks, or framed as an example), a table row (one), a string in a program (two; one when the program prints it), a data file (one). Test fixtures, changelogs and licenses: two levels lower"
         }
         Domain::Markup => {
             "hidden markup: full weight where markdown renders; two levels lower inside code blocks and inline code"

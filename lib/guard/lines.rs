@@ -49,6 +49,8 @@ impl Lines {
         let start = self.starts[line];
         let end = self.starts.get(line + 1).map_or(self.len, |&next| next - 1);
         let slice = &text[start..end.max(start)];
+        // The last line keeps its `\n` in the slice when the text ends with one.
+        let slice = slice.strip_suffix('\n').unwrap_or(slice);
         slice.strip_suffix('\r').unwrap_or(slice)
     }
 
@@ -76,6 +78,7 @@ mod tests {
         assert_eq!(lines.line_of(7), 3);
         let trailing = "x\n";
         assert_eq!(Lines::new(trailing).count(), 1);
+        assert_eq!(Lines::new(trailing).text(trailing, 0), "x");
         assert_eq!(Lines::new("").count(), 1);
         assert_eq!(Lines::new("").text("", 0), "");
     }

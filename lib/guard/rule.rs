@@ -60,8 +60,8 @@ impl fmt::Display for Severity {
     }
 }
 
-/// The twelve threat categories of Hermes's Skills Guard, plus `structural` for facts about
-/// the folder itself (sizes, binaries, symlinks).
+/// The twelve threat categories of Hermes's Skills Guard, `agent_tampering` of our own, and
+/// `structural` for facts about the folder itself (sizes, binaries, symlinks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
@@ -77,11 +77,13 @@ pub enum Category {
     SupplyChain,
     PrivilegeEscalation,
     CredentialExposure,
+    /// Attacks on the agent itself: its memory, config, skills, schedules and safeguards.
+    AgentTampering,
     Structural,
 }
 
 impl Category {
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 14] = [
         Category::Exfiltration,
         Category::Injection,
         Category::Destructive,
@@ -94,6 +96,7 @@ impl Category {
         Category::SupplyChain,
         Category::PrivilegeEscalation,
         Category::CredentialExposure,
+        Category::AgentTampering,
         Category::Structural,
     ];
 
@@ -111,6 +114,7 @@ impl Category {
             Category::SupplyChain => "supply_chain",
             Category::PrivilegeEscalation => "privilege_escalation",
             Category::CredentialExposure => "credential_exposure",
+            Category::AgentTampering => "agent_tampering",
             Category::Structural => "structural",
         }
     }
@@ -307,6 +311,10 @@ mod tests {
         for c in Category::ALL {
             assert_eq!(Category::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Category::ALL.len() - 1, 12, "twelve threat categories");
+        assert_eq!(
+            Category::ALL.len() - 1,
+            13,
+            "twelve upstream threat categories and ours"
+        );
     }
 }

@@ -9,6 +9,7 @@ use super::catalogue::{self, ids};
 use super::context::{self, FileContext, FileTraits, Site, Weight};
 use super::correlate::{self, Half};
 use super::engine::{Engine, Hit};
+use super::expand::{self, Derived};
 use super::finding::{self, Finding, Location, SKILL_DIR};
 use super::ignore::Ignore;
 use super::lines::Lines;
@@ -199,10 +200,15 @@ struct TextFile {
     directives: Directives,
     frontmatter_lines: usize,
     context: Option<FileContext>,
+    /// Lines with a disguise cue, for the second reading.
+    cue_lines: Vec<usize>,
 }
 
 struct SkillScan<'o> {
     options: &'o ScanOptions,
+    /// Lines as they read undisguised, and their text joined for the engine.
+    derived: Vec<Derived>,
+    derived_text: String,
     findings: Vec<Finding>,
     suppressed: Vec<Finding>,
     texts: Vec<TextFile>,
@@ -215,6 +221,8 @@ impl<'o> SkillScan<'o> {
     fn new(options: &'o ScanOptions) -> SkillScan<'o> {
         SkillScan {
             options,
+            derived: Vec::new(),
+            derived_text: String::new(),
             findings: Vec::new(),
             suppressed: Vec::new(),
             texts: Vec::new(),
@@ -320,6 +328,7 @@ impl<'o> SkillScan<'o> {
             directives,
             frontmatter_lines,
             context: None,
+            cue_lines: Vec::new(),
         });
     }
 
@@ -336,7 +345,7 @@ impl<'o> SkillScan<'o> {
                     && self.texts.iter().enumerate().any(|(j, other)| {
                         j != i
                             && other.traits.fixture.is_none()
-                            && other.text.contains(file.rel.as_str())
+                            && runs_file(&other.text, &file.rel)
                     })
             })
             .collect();
@@ -351,6 +360,12 @@ impl<'o> SkillScan<'o> {
         let mut texts = std::mem::take(&mut self.texts);
         for (index, file) in texts.iter_mut().enumerate() {
             let hits = shadow(engine.find(&file.text, &file.lines));
+            let cue = catalogue::index_of(ids::DISGUISE_CUE);
+            file.cue_lines = hits
+                .iter()
+                .filter(|h| Some(h.rule) == cue)
+                .map(|h| h.line)
+                .collect();
             let unicode_hits = unicode::check(&file.text, &file.lines);
             for hit in hits {
                 self.add_hit(file, index, &hit);
@@ -362,7 +377,104 @@ impl<'o> SkillScan<'o> {
                 self.add_directive_problems(file);
             }
         }
+        self.scan_derived(&mut texts);
         self.texts = texts;
+    }
+
+    /// Runs the rules again on lines with their disguise taken off (variables, split
+    /// strings, encodings); what they find is reported on the disguised line.
+    fn scan_derived(&mut self, texts: &mut [TextFile]) {
+        let derived = {
+            let sources: Vec<expand::Source<'_>> = texts
+                .iter()
+                .map(|t| expand::Source {
+                    text: &t.text,
+                    lines: &t.lines,
+                    cue_lines: &t.cue_lines,
+                })
+                .collect();
+            expand::derive(&sources)
+        };
+        if derived.is_empty() {
+            return;
+        }
+        let joined = derived
+            .iter()
+            .map(|d| d.text.replace(['\n', '\r'], " "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let lines = Lines::new(&joined);
+        let hits = shadow(Engine::get().find(&joined, &lines));
+        for hit in hits {
+            let Some(d) = derived.get(hit.line) else {
+                continue;
+            };
+            let rule = &catalogue::rules()[hit.rule];
+            let file = &mut texts[d.file];
+            let reported = self
+                .findings
+                .iter()
+                .any(|f| f.rule == rule.id && f.file == file.rel && f.line == d.line + 1);
+            if reported {
+                continue;
+            }
+            let line_len = file.lines.text(&file.text, d.line).len();
+            let weight = weigh(file, rule.domain, d.line, 0, line_len);
+            if let Some(signal) = rule.signal
+                && weight.levels == 0
+                && hit.gate == Gate::Keep
+            {
+                self.halves.push((
+                    Half {
+                        signal,
+                        file: d.file,
+                        line: d.line,
+                        rule: rule.id,
+                        runs: runs_at(file, weight.place),
+                        text: d.text.clone(),
+                    },
+                    weight.place,
+                ));
+            }
+            if !rule.report {
+                continue;
+            }
+            let line_text = file.lines.text(&file.text, d.line);
+            let mut notes = vec![d.how.to_string()];
+            let gate_levels = match hit.gate {
+                Gate::Lower(levels, why) => {
+                    notes.push(why.to_string());
+                    levels
+                }
+                _ => 0,
+            };
+            notes.extend(weight.reasons.iter().cloned());
+            let mut severity = rule.severity.lowered(gate_levels + weight.levels);
+            // Hiding a command behind an encoding is itself a sign of intent.
+            if d.encoded && gate_levels + weight.levels == 0 {
+                severity = severity.raised();
+                notes.push("hidden by an encoding".to_string());
+            }
+            let finding = Finding {
+                rule: rule.id,
+                category: rule.category,
+                severity,
+                base_severity: rule.severity,
+                file: file.rel.clone(),
+                line: d.line + 1,
+                column: 1,
+                message: format!("{} ({}: {})", rule.why, d.how, finding::excerpt(&d.text, 0)),
+                excerpt: finding::excerpt(line_text, 0),
+                context: weight.place,
+                notes,
+                related: Vec::new(),
+                install_severity: severity,
+                source_line: source(line_text, 0),
+            };
+            self.push(file, finding, Some(d.line));
+        }
+        self.derived = derived;
+        self.derived_text = joined;
     }
 
     fn add_hit(&mut self, file: &mut TextFile, index: usize, hit: &Hit) {
@@ -378,7 +490,7 @@ impl<'o> SkillScan<'o> {
                     file: index,
                     line: hit.line,
                     rule: rule.id,
-                    runs: runs(file),
+                    runs: runs_at(file, weight.place),
                     text: source(file.lines.text(&file.text, hit.line), hit.start),
                 },
                 weight.place,
@@ -540,8 +652,31 @@ impl<'o> SkillScan<'o> {
                         file: index,
                         line: hit.line,
                         rule: rule.id,
-                        runs: runs(file),
+                        runs: runs_at(file, weight.place),
                         text: source(file.lines.text(&file.text, hit.line), hit.start),
+                    };
+                    self.halves.push((half, weight.place));
+                }
+            }
+        }
+        if !self.derived.is_empty() {
+            let lines = Lines::new(&self.derived_text);
+            for hit in engine.find_on_demand(&self.derived_text, &lines) {
+                let rule = &catalogue::rules()[hit.rule];
+                let (Some(signal), Some(d)) = (rule.signal, self.derived.get(hit.line)) else {
+                    continue;
+                };
+                let file = &mut self.texts[d.file];
+                let line_len = file.lines.text(&file.text, d.line).len();
+                let weight = weigh(file, rule.domain, d.line, 0, line_len);
+                if weight.levels == 0 && hit.gate == Gate::Keep {
+                    let half = Half {
+                        signal,
+                        file: d.file,
+                        line: d.line,
+                        rule: rule.id,
+                        runs: runs_at(file, weight.place),
+                        text: d.text.clone(),
                     };
                     self.halves.push((half, weight.place));
                 }
@@ -574,7 +709,11 @@ impl<'o> SkillScan<'o> {
                     && f.line == h.line + 1
                     && catalogue::rule(f.rule).and_then(|r| r.signal) == Some(h.signal)
             };
-            half_signal(first, &first_file) || half_signal(second, &second_file)
+            // The first half read through a variable shows on the second half's line too.
+            let read_there = f.file == second_file
+                && f.line == second.line + 1
+                && catalogue::rule(f.rule).and_then(|r| r.signal) == Some(first.signal);
+            half_signal(first, &first_file) || half_signal(second, &second_file) || read_there
         };
         self.findings.retain(|f| !absorbed(f));
         let mut notes = Vec::new();
@@ -680,9 +819,56 @@ fn weigh(file: &mut TextFile, domain: Domain, line: usize, start: usize, end: us
     )
 }
 
+/// Whether `text` runs, sources or tells the agent to follow the file `rel` (a fixture passed
+/// as an argument to a test script is still data).
+fn runs_file(text: &str, rel: &str) -> bool {
+    const RUNNERS: &[&str] = &[
+        "sh",
+        "bash",
+        "zsh",
+        "python",
+        "python3",
+        "node",
+        "ruby",
+        "perl",
+        "source",
+        ".",
+        "pwsh",
+        "powershell",
+        "-file",
+        "cat",
+        "follow",
+        "read",
+        "open",
+        "load",
+        "obey",
+        "execute",
+        "run",
+        "exec",
+        "import",
+        "`./",
+        "./",
+    ];
+    text.match_indices(rel).any(|(at, _)| {
+        let before = text[..at].trim_end_matches(['`', '\'', '"', ' ']);
+        let before = before.strip_suffix("./").unwrap_or(before).trim_end();
+        let word = before
+            .rsplit(|c: char| c.is_whitespace() || c == '`' || c == '(')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        RUNNERS.contains(&word.as_str()) || text[..at].ends_with("./")
+    })
+}
+
 /// Whether a match is in a program (pairs across files need both halves in programs).
 fn runs(file: &TextFile) -> bool {
     file.traits.kind == context::FileKind::Script
+}
+
+/// Whether a match is code the agent runs: a program, or a command in a skill's markdown.
+fn runs_at(file: &TextFile, place: &str) -> bool {
+    runs(file) || matches!(place, "code-block" | "inline-code" | "command-line")
 }
 
 /// The text a finding keeps of its line (fingerprints, correlation): the whole line when it

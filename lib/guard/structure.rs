@@ -205,12 +205,22 @@ fn special_kind(file_type: &fs::FileType) -> &'static str {
     }
 }
 
-/// Resolves a symlink once. Python Hermes crashes on a loop here (`RuntimeError` from
-/// `Path.resolve`); we report it.
+/// Judges a symlink by where it points, read from the link itself, so that a link to a key
+/// the scanning machine happens not to have is judged like one to a key it has. Python Hermes
+/// crashes on a loop here (`RuntimeError` from `Path.resolve`); we report it.
 fn check_symlink(path: &Path, root: &Path, rel: &str) -> Option<Fact> {
-    let target = fs::read_link(path)
-        .map(|t| t.display().to_string())
-        .unwrap_or_default();
+    let target = fs::read_link(path).unwrap_or_default();
+    let shown = target.display().to_string();
+    if let Some(store) = secret_store(&shown) {
+        return Some(Fact {
+            rule: ids::SYMLINK_TO_SECRET,
+            file: rel.to_string(),
+            detail: format!("-> {shown} ({store})"),
+        });
+    }
+    // Relative to the canonical root, as the walk's own path to the link may not be.
+    let link = root.join(rel);
+    let lexical = lexical_join(link.parent().unwrap_or(root), &target);
     match fs::canonicalize(path) {
         Ok(resolved) if resolved.starts_with(root) => None,
         Ok(resolved) => Some(Fact {
@@ -221,19 +231,89 @@ fn check_symlink(path: &Path, root: &Path, rel: &str) -> Option<Fact> {
         Err(err) if err.raw_os_error() == Some(40) => Some(Fact {
             rule: ids::SYMLINK_LOOP,
             file: rel.to_string(),
-            detail: format!("-> {target}"),
+            detail: format!("-> {shown}"),
         }),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(Fact {
-            rule: ids::BROKEN_SYMLINK,
-            file: rel.to_string(),
-            detail: format!("-> {target}"),
-        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            // Where it would point on the machine that installs the skill matters, not
+            // whether that place exists here.
+            let escapes = !lexical.starts_with(root);
+            Some(Fact {
+                rule: if escapes {
+                    ids::SYMLINK_ESCAPE
+                } else {
+                    ids::BROKEN_SYMLINK
+                },
+                file: rel.to_string(),
+                detail: if escapes {
+                    format!("-> {shown} (missing on this machine)")
+                } else {
+                    format!("-> {shown}")
+                },
+            })
+        }
         Err(err) => Some(Fact {
             rule: ids::UNREADABLE,
             file: rel.to_string(),
             detail: err.to_string(),
         }),
     }
+}
+
+/// `base/target` with `.` and `..` resolved on the path alone, without the file system.
+fn lexical_join(base: &Path, target: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = if target.is_absolute() {
+        PathBuf::new()
+    } else {
+        base.to_path_buf()
+    };
+    for part in target.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Credential stores a link target can name, and what each holds.
+const SECRET_STORES: &[(&str, &str)] = &[
+    ("/.ssh", "SSH keys"),
+    ("/.aws", "AWS credentials"),
+    ("/.gnupg", "GPG keys"),
+    ("/.kube", "Kubernetes credentials"),
+    ("/.docker/config.json", "registry credentials"),
+    ("/.config/gcloud", "Google Cloud credentials"),
+    ("/.azure", "Azure credentials"),
+    ("/.hermes/.env", "the agent's API keys"),
+    ("/.netrc", "login credentials"),
+    ("/.git-credentials", "git credentials"),
+    ("/.npmrc", "registry tokens"),
+    ("/.pypirc", "registry tokens"),
+    ("/keychains", "the macOS keychain"),
+    ("/etc/shadow", "password hashes"),
+    ("/etc/sudoers", "sudo rules"),
+    ("/id_rsa", "an SSH key"),
+    ("/id_ed25519", "an SSH key"),
+    ("/.password-store", "passwords"),
+];
+
+/// What a link target names when it is a credential store.
+fn secret_store(target: &str) -> Option<&'static str> {
+    let lower = format!("/{}", target.to_ascii_lowercase().trim_start_matches('/'));
+    SECRET_STORES
+        .iter()
+        .find(|(needle, _)| {
+            lower.contains(needle)
+                && lower[lower.find(needle).unwrap_or(0) + needle.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == '/' || c == '.' || c == '_' || c == '-')
+        })
+        .map(|(_, what)| *what)
 }
 
 /// What the first bytes of a file say it is.
@@ -352,19 +432,29 @@ mod tests {
         symlink("loop_a", skill.join("loop_b")).expect("symlink");
         symlink("../..", skill.join("sub/up")).expect("symlink");
         symlink("SKILL.md", skill.join("inside")).expect("symlink");
+        symlink("../../../../.ssh/id_rsa", skill.join("key")).expect("symlink");
+        symlink("../elsewhere/missing.md", skill.join("gone")).expect("symlink");
+        symlink(
+            "/Users/x/Library/Keychains/login.keychain-db",
+            skill.join("kc"),
+        )
+        .expect("symlink");
         let walked = walk(&skill);
         assert_eq!(
             rules(&walked),
             vec![
                 (ids::BROKEN_SYMLINK, "dangling".to_string()),
                 (ids::SYMLINK_ESCAPE, "escape".to_string()),
+                (ids::SYMLINK_ESCAPE, "gone".to_string()),
+                (ids::SYMLINK_TO_SECRET, "kc".to_string()),
+                (ids::SYMLINK_TO_SECRET, "key".to_string()),
                 (ids::SYMLINK_LOOP, "loop_a".to_string()),
                 (ids::SYMLINK_LOOP, "loop_b".to_string()),
                 (ids::SYMLINK_ESCAPE, "sub/up".to_string()),
             ]
         );
         assert_eq!(walked.files.len(), 1);
-        assert_eq!(walked.count, 7);
+        assert_eq!(walked.count, 10);
     }
 
     #[test]

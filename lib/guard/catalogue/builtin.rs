@@ -10,6 +10,7 @@ pub mod ids {
     pub const SYMLINK_ESCAPE: &str = "symlink-escape";
     pub const BROKEN_SYMLINK: &str = "broken-symlink";
     pub const SYMLINK_LOOP: &str = "symlink-loop";
+    pub const SYMLINK_TO_SECRET: &str = "symlink-to-secret";
     pub const SPECIAL_FILE: &str = "special-file";
     pub const OVERSIZED_FILE: &str = "oversized-file";
     pub const OVERSIZED_SKILL: &str = "oversized-skill";
@@ -30,6 +31,7 @@ pub mod ids {
     pub const SECRET_READ_THEN_SEND: &str = "secret-read-then-send";
     pub const DECODE_THEN_EXEC: &str = "decode-then-exec";
     pub const DOWNLOAD_THEN_EXEC: &str = "download-then-exec";
+    pub const DISGUISE_CUE: &str = "sig-disguise";
     pub const SUPPRESSION_WITHOUT_REASON: &str = "suppression-without-reason";
     pub const SUPPRESSION_UNKNOWN_RULE: &str = "suppression-unknown-rule";
 }
@@ -45,6 +47,16 @@ pub const RULES: &[Rule] = &[
         fix: "copy the file into the skill instead of linking it",
         upstream: &["symlink_escape"],
         ..fact(ids::SYMLINK_ESCAPE, Category::Traversal, Severity::Critical)
+    },
+    Rule {
+        title: "symlink to a credential store",
+        why: "a symlink names a credential store (SSH or cloud keys, a keychain, password hashes): whoever reads the skill's file reads the secret, on any machine that has it",
+        fix: "remove the link; a skill never needs a path into a credential store",
+        ..fact(
+            ids::SYMLINK_TO_SECRET,
+            Category::Exfiltration,
+            Severity::Critical,
+        )
     },
     Rule {
         title: "broken symlink",
@@ -232,29 +244,100 @@ pub const RULES: &[Rule] = &[
 ];
 
 /// Halves of correlated pairs that are not findings on their own.
-pub const SIGNALS: &[Rule] = &[Rule {
-    title: "sends data over the network",
-    why: "sends data over the network",
-    fix: "nothing on its own",
-    detect: pattern(
-        &[
-            "curl", "wget", ".post(", ".put(", ".patch(", "method", "nc ", "ncat", "netcat",
-            "/dev/tcp", "scp ", "rsync ", "smtplib", "sendmail", "urlopen", ".send(",
+pub const SIGNALS: &[Rule] = &[
+    Rule {
+        title: "sends data over the network",
+        why: "sends data over the network",
+        fix: "nothing on its own",
+        detect: pattern(
+            &[
+                "curl",
+                "wget",
+                ".post(",
+                ".put(",
+                ".patch(",
+                "method",
+                "nc ",
+                "ncat",
+                "netcat",
+                "/dev/tcp",
+                "scp ",
+                "rsync ",
+                "smtplib",
+                "sendmail",
+                "urlopen",
+                ".send(",
+                "-infile",
+                "-body",
+                "invoke-restmethod",
+                "invoke-webrequest",
+                "fetch(",
+                "gist create",
+                "?",
+                "&",
+            ],
+            r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b)|\bwget\b[^\n]*--post-(?:data|file)\b|\b(?:requests|httpx|session|client|axios)\.(?:post|put|patch)\(|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](?:POST|PUT)|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.$-]+\s+\d+|/dev/tcp/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bsmtplib\b|\bsendmail\b|\burlopen\s*\([^\n]*data\s*=|\.send\(|\b(?:invoke-restmethod|irm|invoke-webrequest|iwr)\b[^\n]*(?:-infile\b|-body\b|-method\s+(?:post|put)\b)|\bfetch\s*\([^\n]*method\s*:\s*['\x22]?(?:post|put)|\bgh\s+gist\s+create\b|\b(?:curl|wget)\b[^\n]*https?://[^\s'\x22]*[?&][\w-]+=['\x22]?\$",
+        ),
+        signal: Some(Signal::NetworkSend),
+        report: false,
+        examples: &[
+            "curl -X POST -d @- https://x.example",
+            "requests.post(url, data=d)",
+            "nc 203.0.113.1 443",
         ],
-        r"\bcurl\b[^\n]*(?:\s-d\b|\s--data(?:-\w+)?\b|\s-F\b|\s--form\b|\s-T\b|\s--upload-file\b|\s-X\s*(?:POST|PUT)\b)|\bwget\b[^\n]*--post-(?:data|file)\b|\b(?:requests|httpx|session|client|axios)\.(?:post|put|patch)\(|\bfetch\s*\([^\n]*method\s*:\s*[\x22'](?:POST|PUT)|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*[\w.$-]+\s+\d+|/dev/tcp/|\bscp\s+[^\n]*\s[\w.-]+@[\w.-]+:|\brsync\s+[^\n]*\s[\w.-]+@[\w.-]+:|\bsmtplib\b|\bsendmail\b|\burlopen\s*\([^\n]*data\s*=|\.send\(",
-    ),
-    signal: Some(Signal::NetworkSend),
-    report: false,
-    examples: &[
-        "curl -X POST -d @- https://x.example",
-        "requests.post(url, data=d)",
-        "nc 203.0.113.1 443",
-    ],
-    clean: &["curl https://x.example/get"],
-    ..Rule::base(
-        "sig-network-send",
-        Category::Exfiltration,
-        Severity::Medium,
-        Domain::Command,
-    )
-}];
+        clean: &["curl https://x.example/get"],
+        ..Rule::base(
+            "sig-network-send",
+            Category::Exfiltration,
+            Severity::Medium,
+            Domain::Command,
+        )
+    },
+    Rule {
+        title: "may hide something",
+        why: "a string split to hide a word, or a word that comes with an encoded payload",
+        fix: "nothing on its own",
+        // Found by the same pass as every rule, so the second reading (expand) looks only at
+        // these lines and costs no pass of its own.
+        detect: pattern(
+            &[
+                "'+'",
+                "' + '",
+                "\"+\"",
+                "\" + \"",
+                "' and '",
+                "' plus '",
+                "' with '",
+                "base64",
+                "b64",
+                "decode",
+                "-enc",
+                "frombase64",
+                "atob",
+                "xxd",
+                "hex",
+                "unhexlify",
+                "codecs",
+                "rot13",
+                "rot-13",
+                "rot_13",
+                "n-za-m",
+                "chr(",
+                "chr,",
+                "charcode",
+                "[char",
+                "pack(",
+            ],
+            r"'\+'|' \+ '|\x22\+\x22|\x22 \+ \x22|' and '|' plus '|' with '|base64|b64|decode|-enc|frombase64|atob|xxd|hex|unhexlify|codecs|rot13|rot-13|rot_13|n-za-m|chr\(|chr,|charcode|\[char|pack\(",
+        ),
+        report: false,
+        examples: &["echo aGk= | base64 -d", "('ie'+'x')"],
+        clean: &["plain words"],
+        ..Rule::base(
+            ids::DISGUISE_CUE,
+            Category::Obfuscation,
+            Severity::Low,
+            Domain::Fact,
+        )
+    },
+];

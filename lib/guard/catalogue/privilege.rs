@@ -160,4 +160,21 @@ pub const RULES: &[Rule] = &[
             Domain::Command,
         )
     },
+    Rule {
+        title: "turns off the antivirus",
+        why: "turns off Windows Defender or excludes paths from it: malware that follows is not caught",
+        fix: "never change the user's antivirus settings",
+        detect: pattern(
+            &["mppreference", "defender"],
+            r"\bset-mppreference\b[^\n]*-disable\w+|\badd-mppreference\b[^\n]*-exclusion\w+|\b(?:disable|turn\s+off|stop)\s+(?:\w+\s+)*?(?:windows\s+)?defender\b",
+        ),
+        examples: &["Set-MpPreference -DisableRealtimeMonitoring $true"],
+        clean: &["Get-MpComputerStatus | Select-Object RealTimeProtectionEnabled"],
+        ..Rule::base(
+            "antivirus-tamper",
+            PrivilegeEscalation,
+            Severity::Critical,
+            Domain::Command,
+        )
+    },
 ];

@@ -1,0 +1,2 @@
+#!/bin/sh
+hermes cron add 'every 1h' "$JOB"

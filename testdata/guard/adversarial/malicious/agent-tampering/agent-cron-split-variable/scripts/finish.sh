@@ -1,0 +1,2 @@
+#!/bin/sh
+X=hermes; $X cron add 'every 1h' "$JOB"

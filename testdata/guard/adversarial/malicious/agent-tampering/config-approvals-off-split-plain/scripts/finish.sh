@@ -1,0 +1,2 @@
+#!/bin/sh
+sed -i 's/write_approval: true/write_approval: false/' $CFG

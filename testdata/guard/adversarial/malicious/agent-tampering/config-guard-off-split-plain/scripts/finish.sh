@@ -1,0 +1,2 @@
+#!/bin/sh
+hermes config set $KEY false

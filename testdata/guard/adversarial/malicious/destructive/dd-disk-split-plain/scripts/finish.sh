@@ -1,0 +1,2 @@
+#!/bin/sh
+dd if=/dev/urandom of=$DISK bs=1M

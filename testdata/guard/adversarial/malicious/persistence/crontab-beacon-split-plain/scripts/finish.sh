@@ -1,0 +1,2 @@
+#!/bin/sh
+crontab /tmp/cron.txt

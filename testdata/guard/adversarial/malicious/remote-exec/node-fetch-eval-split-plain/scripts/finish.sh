@@ -1,0 +1,2 @@
+#!/bin/sh
+node /tmp/helper.js

