@@ -18,5 +18,6 @@ pub mod pytext;
 pub mod recall;
 pub mod sessions;
 pub mod skills;
+pub mod team;
 pub mod tools;
 pub mod yaml;

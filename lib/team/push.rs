@@ -1,0 +1,576 @@
+//! `hermes-index push --store URL`: one home's sessions and messages into the team store.
+//!
+//! 1. The home's identity ([`super::identity`]) and, in a short `state.db` write
+//!    transaction, the change log's mark ([`super::changes::mark`]).
+//! 2. In one store transaction: the home is registered (or found, locked), and its
+//!    watermark read; messages above the watermark and up to the mark are copied (binary
+//!    COPY) into a staging table and inserted with `ON CONFLICT DO NOTHING`; logged
+//!    messages and sessions are re-sent (upserted) or deleted; the watermark moves to the
+//!    mark. All or nothing: a push that fails half way leaves the store as it was.
+//! 3. The log entries sent are forgotten.
+//!
+//! So a repeated push sends nothing new, an interrupted one is redone by the next, and two
+//! runs from cron at once serialise on the home's row.
+
+use std::path::Path;
+use std::time::Instant;
+
+use postgres::Transaction;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::{ToSql, Type};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::changes::{self, Mark};
+use super::connect::Store;
+use super::error::{Error, Result, query};
+use super::identity::{self, Origin};
+use super::schema;
+use super::words;
+use crate::sessions::{Access, Db};
+
+/// The prefix Python Hermes stores list or dict content behind; PostgreSQL text cannot
+/// hold NUL, so the store keeps a flag instead.
+pub const JSON_PREFIX: &str = "\u{0}json:";
+
+/// What a push did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub home_id: String,
+    pub identity: Origin,
+    pub owner: String,
+    /// Sessions written (new or changed).
+    pub sessions: u64,
+    pub sessions_deleted: u64,
+    /// New messages the store did not have.
+    pub messages: u64,
+    /// Messages re-sent because they changed after they were pushed.
+    pub messages_changed: u64,
+    pub messages_deleted: u64,
+    /// The home's watermark in the store afterwards.
+    pub watermark: i64,
+    pub seconds: f64,
+}
+
+/// Pushes the home at `root` (its store at `state_db`) as `owner` (default: the role).
+pub fn push(
+    store: &mut Store,
+    root: &Path,
+    state_db: &Path,
+    owner: Option<&str>,
+) -> Result<Report> {
+    let started = Instant::now();
+    schema::require_current(&mut store.client)?;
+    let (identity, origin) = identity::resolve(root)?;
+    let mut db = Db::open(state_db, Access::ReadWrite)?;
+    let mark = db.write(|tx| {
+        changes::mark(tx)
+            .map_err(|e| crate::sessions::Error::sql(state_db, "marking the change log", e))
+    })?;
+
+    let mut tx = store
+        .client
+        .transaction()
+        .map_err(query("starting the push"))?;
+    let owner: String = match owner {
+        Some(o) => o.to_string(),
+        None => tx
+            .query_one("SELECT session_user::text", &[])
+            .map_err(query("reading the role"))?
+            .get(0),
+    };
+    let home_id = parse_uuid(&identity.home_id)?;
+    let (watermark, complete) = register(&mut tx, &home_id, &owner)?;
+
+    // One read snapshot of state.db for everything sent.
+    let conn = db.conn();
+    conn.execute_batch("BEGIN")
+        .map_err(|e| crate::sessions::Error::sql(state_db, "starting a read", e))?;
+    let sent = send(&mut tx, conn, &home_id, &owner, watermark, complete, mark);
+    let _ = conn.execute_batch("COMMIT");
+    let mut report = sent?;
+
+    let new_watermark = watermark.max(mark.max_id);
+    tx.execute(
+        "UPDATE hermes.homes SET watermark = $2, sessions_complete = true, pushed_at = now(), owner = $3
+         WHERE home_id = $1::text::uuid",
+        &[&home_id, &new_watermark, &owner],
+    )
+    .map_err(query("moving the watermark"))?;
+    tx.commit().map_err(query("committing the push"))?;
+
+    db.write(|tx| {
+        changes::forget(tx, mark.seq)
+            .map_err(|e| crate::sessions::Error::sql(state_db, "clearing the change log", e))
+    })?;
+    db.close();
+    report.home_id = identity.home_id;
+    report.identity = origin;
+    report.owner = owner;
+    report.watermark = new_watermark;
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// A UUID text as the driver's type: sent as text and cast by the server, so no uuid crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HomeId(pub String);
+
+fn parse_uuid(text: &str) -> Result<HomeId> {
+    let ok = text.len() == 36
+        && text.chars().enumerate().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == '-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        });
+    if ok {
+        Ok(HomeId(text.to_ascii_lowercase()))
+    } else {
+        Err(Error::Identity {
+            path: identity::FILE.into(),
+            reason: format!("{text:?} is not a UUID"),
+        })
+    }
+}
+
+/// Registers the home (or finds it) and locks its row: concurrent pushes of one home wait
+/// for each other. A home id registered by another role is refused.
+fn register(tx: &mut Transaction<'_>, home: &HomeId, owner: &str) -> Result<(i64, bool)> {
+    tx.execute(
+        "INSERT INTO hermes.homes (home_id, owner) VALUES ($1::text::uuid, $2) ON CONFLICT (home_id) DO NOTHING",
+        &[&home.0, &owner],
+    )
+    .map_err(|e| match e.code() {
+        Some(c) if *c == postgres::error::SqlState::INSUFFICIENT_PRIVILEGE => Error::Refused(format!(
+            "this role may not push as owner {owner:?} (an administrator maps owner names to roles in hermes.owner_roles)"
+        )),
+        _ => Error::Query {
+            context: "registering the home".into(),
+            source: e,
+        },
+    })?;
+    let row = tx
+        .query_opt(
+            "SELECT watermark, sessions_complete FROM hermes.homes
+             WHERE home_id = $1::text::uuid AND role = session_user FOR UPDATE",
+            &[&home.0],
+        )
+        .map_err(query("locking the home"))?;
+    match row {
+        Some(r) => Ok((r.get(0), r.get(1))),
+        None => Err(Error::Refused(format!(
+            "home {} was registered by another role",
+            home.0
+        ))),
+    }
+}
+
+impl ToSql for HomeId {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
+    {
+        self.0.to_sql(ty, out)
+    }
+    fn accepts(ty: &Type) -> bool {
+        <String as ToSql>::accepts(ty)
+    }
+    postgres::types::to_sql_checked!();
+}
+
+const STAGE: &str = "
+CREATE TEMP TABLE IF NOT EXISTS hermes_push_sessions (
+    id text, source text, user_id text, model text, parent_session_id text,
+    started_at double precision, ended_at double precision, end_reason text,
+    message_count bigint, tool_call_count bigint, input_tokens bigint, output_tokens bigint,
+    title text, archived bigint
+) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS hermes_push_messages (
+    id bigint, session_id text, role text, content text, content_json boolean,
+    tool_call_id text, tool_calls text, tool_name text, \"timestamp\" double precision,
+    active bigint, compacted bigint, words text, cjk text, changed boolean
+) ON COMMIT DELETE ROWS;
+";
+
+const SESSION_COLUMNS: &str = "id, source, user_id, model, parent_session_id, started_at, ended_at, \
+    end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, archived";
+
+const MESSAGE_COLUMNS: &str = "id, session_id, role, content, tool_call_id, tool_calls, tool_name, \
+    timestamp, active, compacted";
+
+const MESSAGE_TYPES: [Type; 14] = [
+    Type::INT8,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::BOOL,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::FLOAT8,
+    Type::INT8,
+    Type::INT8,
+    Type::TEXT,
+    Type::TEXT,
+    Type::BOOL,
+];
+
+const SESSION_TYPES: [Type; 14] = [
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::FLOAT8,
+    Type::FLOAT8,
+    Type::TEXT,
+    Type::INT8,
+    Type::INT8,
+    Type::INT8,
+    Type::INT8,
+    Type::TEXT,
+    Type::INT8,
+];
+
+fn local(e: rusqlite::Error) -> Error {
+    Error::Sessions(crate::sessions::Error::Sql {
+        context: "reading state.db for a push".into(),
+        source: e,
+    })
+}
+
+/// Copies and applies everything this push sends.
+fn send(
+    tx: &mut Transaction<'_>,
+    conn: &Connection,
+    home: &HomeId,
+    owner: &str,
+    watermark: i64,
+    complete: bool,
+    mark: Mark,
+) -> Result<Report> {
+    tx.batch_execute(STAGE)
+        .map_err(query("creating the staging tables"))?;
+    let mut report = Report {
+        home_id: String::new(),
+        identity: Origin::Kept,
+        owner: String::new(),
+        sessions: 0,
+        sessions_deleted: 0,
+        messages: 0,
+        messages_changed: 0,
+        messages_deleted: 0,
+        watermark,
+        seconds: 0.0,
+    };
+
+    // Sessions: all of them on a home's first complete push, else those logged.
+    let session_ids: Option<Vec<String>> = if complete {
+        Some(changes::logged(conn, "s", mark.seq).map_err(local)?)
+    } else {
+        None
+    };
+    let mut gone_sessions = Vec::new();
+    {
+        let sink = tx
+            .copy_in("COPY hermes_push_sessions FROM STDIN BINARY")
+            .map_err(query("copying sessions"))?;
+        let mut writer = BinaryCopyInWriter::new(sink, &SESSION_TYPES);
+        let mut write = |row: &rusqlite::Row<'_>| -> Result<()> {
+            let v = SessionValues::read(row).map_err(local)?;
+            writer
+                .write(&v.params())
+                .map_err(query("copying sessions"))?;
+            report.sessions += 1;
+            Ok(())
+        };
+        match &session_ids {
+            None => {
+                let mut stmt = conn
+                    .prepare(&format!("SELECT {SESSION_COLUMNS} FROM sessions"))
+                    .map_err(local)?;
+                let mut rows = stmt.query([]).map_err(local)?;
+                while let Some(row) = rows.next().map_err(local)? {
+                    write(row)?;
+                }
+            }
+            Some(ids) => {
+                let mut stmt = conn
+                    .prepare(&format!(
+                        "SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"
+                    ))
+                    .map_err(local)?;
+                for id in ids {
+                    let mut rows = stmt.query([id]).map_err(local)?;
+                    match rows.next().map_err(local)? {
+                        Some(row) => write(row)?,
+                        None => gone_sessions.push(id.clone()),
+                    }
+                }
+            }
+        }
+        writer.finish().map_err(query("copying sessions"))?;
+    }
+
+    // Messages: the new ones above the watermark, then the logged ones at or below it.
+    let logged: Vec<i64> = changes::logged(conn, "m", mark.seq)
+        .map_err(local)?
+        .iter()
+        .filter_map(|k| k.parse::<i64>().ok())
+        .filter(|&id| id <= watermark)
+        .collect();
+    let mut gone_messages: Vec<i64> = Vec::new();
+    {
+        let sink = tx
+            .copy_in("COPY hermes_push_messages FROM STDIN BINARY")
+            .map_err(query("copying messages"))?;
+        let mut writer = BinaryCopyInWriter::new(sink, &MESSAGE_TYPES);
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE id > ?1 AND id <= ?2 ORDER BY id"
+            ))
+            .map_err(local)?;
+        let mut rows = stmt.query((watermark, mark.max_id)).map_err(local)?;
+        while let Some(row) = rows.next().map_err(local)? {
+            let v = MessageValues::read(row, false).map_err(local)?;
+            writer
+                .write(&v.params())
+                .map_err(query("copying messages"))?;
+        }
+        let mut one = conn
+            .prepare(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"
+            ))
+            .map_err(local)?;
+        for id in logged {
+            let found = one
+                .query_row([id], |row| MessageValues::read(row, true))
+                .optional()
+                .map_err(local)?;
+            match found {
+                Some(v) => {
+                    writer
+                        .write(&v.params())
+                        .map_err(query("copying messages"))?;
+                }
+                None => gone_messages.push(id),
+            }
+        }
+        writer.finish().map_err(query("copying messages"))?;
+    }
+
+    let params: [&(dyn ToSql + Sync); 2] = [home, &owner];
+    tx.execute(
+        &format!(
+            "INSERT INTO hermes.sessions (home_id, owner, {SESSION_COLUMNS})
+             SELECT $1::text::uuid, $2, {SESSION_COLUMNS} FROM hermes_push_sessions
+             ON CONFLICT (home_id, id) DO UPDATE SET owner = EXCLUDED.owner,
+                source = EXCLUDED.source, user_id = EXCLUDED.user_id, model = EXCLUDED.model,
+                parent_session_id = EXCLUDED.parent_session_id, started_at = EXCLUDED.started_at,
+                ended_at = EXCLUDED.ended_at, end_reason = EXCLUDED.end_reason,
+                message_count = EXCLUDED.message_count, tool_call_count = EXCLUDED.tool_call_count,
+                input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens,
+                title = EXCLUDED.title, archived = EXCLUDED.archived"
+        ),
+        &params,
+    )
+    .map_err(query("writing sessions"))?;
+    let insert = |changed: bool| {
+        format!(
+            "INSERT INTO hermes.messages (home_id, owner, id, session_id, role, content, content_json,
+                tool_call_id, tool_calls, tool_name, \"timestamp\", active, compacted, fts, cjk)
+             SELECT $1::text::uuid, $2, id, session_id, role, content, content_json, tool_call_id,
+                tool_calls, tool_name, \"timestamp\", active, compacted,
+                to_tsvector('simple', words), to_tsvector('simple', cjk)
+             FROM hermes_push_messages WHERE changed = {changed}
+             ON CONFLICT (home_id, id) DO {}",
+            if changed {
+                "UPDATE SET owner = EXCLUDED.owner, session_id = EXCLUDED.session_id,
+                 role = EXCLUDED.role, content = EXCLUDED.content,
+                 content_json = EXCLUDED.content_json, tool_call_id = EXCLUDED.tool_call_id,
+                 tool_calls = EXCLUDED.tool_calls, tool_name = EXCLUDED.tool_name,
+                 \"timestamp\" = EXCLUDED.\"timestamp\", active = EXCLUDED.active,
+                 compacted = EXCLUDED.compacted, fts = EXCLUDED.fts, cjk = EXCLUDED.cjk"
+            } else {
+                "NOTHING"
+            }
+        )
+    };
+    report.messages = tx
+        .execute(&insert(false), &params)
+        .map_err(query("writing messages"))?;
+    report.messages_changed = tx
+        .execute(&insert(true), &params)
+        .map_err(query("writing changed messages"))?;
+    if !gone_messages.is_empty() {
+        report.messages_deleted = tx
+            .execute(
+                "DELETE FROM hermes.messages WHERE home_id = $1::text::uuid AND id = ANY ($2)",
+                &[home, &gone_messages],
+            )
+            .map_err(query("deleting messages"))?;
+    }
+    if !gone_sessions.is_empty() {
+        report.sessions_deleted = tx
+            .execute(
+                "DELETE FROM hermes.sessions WHERE home_id = $1::text::uuid AND id = ANY ($2)",
+                &[home, &gone_sessions],
+            )
+            .map_err(query("deleting sessions"))?;
+    }
+    Ok(report)
+}
+
+/// A SQLite value as text the store can hold (NUL, which PostgreSQL text refuses, becomes
+/// U+FFFD).
+fn text(v: SqlValue) -> Option<String> {
+    let s = match v {
+        SqlValue::Null => return None,
+        SqlValue::Text(s) => s,
+        other => crate::recall::store::sql_text(&other),
+    };
+    Some(if s.contains('\0') {
+        s.replace('\0', "\u{FFFD}")
+    } else {
+        s
+    })
+}
+
+fn real(v: SqlValue) -> Option<f64> {
+    match v {
+        SqlValue::Real(f) => Some(f),
+        SqlValue::Integer(i) => Some(i as f64),
+        _ => None,
+    }
+}
+
+fn int(v: SqlValue) -> Option<i64> {
+    match v {
+        SqlValue::Integer(i) => Some(i),
+        SqlValue::Real(f) if f.fract() == 0.0 => Some(f as i64),
+        _ => None,
+    }
+}
+
+struct SessionValues {
+    text: [Option<String>; 7],
+    real: [Option<f64>; 2],
+    int: [Option<i64>; 5],
+}
+
+impl SessionValues {
+    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionValues> {
+        let t = |i: usize| -> rusqlite::Result<Option<String>> { Ok(text(row.get(i)?)) };
+        let r = |i: usize| -> rusqlite::Result<Option<f64>> { Ok(real(row.get(i)?)) };
+        let n = |i: usize| -> rusqlite::Result<Option<i64>> { Ok(int(row.get(i)?)) };
+        Ok(SessionValues {
+            // id, source, user_id, model, parent_session_id, end_reason, title
+            text: [t(0)?, t(1)?, t(2)?, t(3)?, t(4)?, t(7)?, t(12)?],
+            real: [r(5)?, r(6)?],
+            // message_count, tool_call_count, input_tokens, output_tokens, archived
+            int: [n(8)?, n(9)?, n(10)?, n(11)?, n(13)?],
+        })
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
+        [
+            &self.text[0],
+            &self.text[1],
+            &self.text[2],
+            &self.text[3],
+            &self.text[4],
+            &self.real[0],
+            &self.real[1],
+            &self.text[5],
+            &self.int[0],
+            &self.int[1],
+            &self.int[2],
+            &self.int[3],
+            &self.text[6],
+            &self.int[4],
+        ]
+    }
+}
+
+struct MessageValues {
+    id: i64,
+    session_id: Option<String>,
+    role: Option<String>,
+    content: Option<String>,
+    content_json: bool,
+    tool_call_id: Option<String>,
+    tool_calls: Option<String>,
+    tool_name: Option<String>,
+    timestamp: Option<f64>,
+    active: Option<i64>,
+    compacted: Option<i64>,
+    words: String,
+    cjk: Option<String>,
+    changed: bool,
+}
+
+impl MessageValues {
+    fn read(row: &rusqlite::Row<'_>, changed: bool) -> rusqlite::Result<MessageValues> {
+        let raw_content: SqlValue = row.get(3)?;
+        let tool_calls = text(row.get(5)?);
+        let tool_name = text(row.get(6)?);
+        // The indexed text, as upstream's triggers build it (content, tool name, tool calls).
+        let raw_text = match &raw_content {
+            SqlValue::Text(s) => s.clone(),
+            SqlValue::Null => String::new(),
+            other => crate::recall::store::sql_text(other),
+        };
+        let indexed = format!(
+            "{raw_text} {} {}",
+            tool_name.as_deref().unwrap_or(""),
+            tool_calls.as_deref().unwrap_or("")
+        );
+        let (content, content_json) = match text(raw_content) {
+            Some(s) if raw_text.starts_with(JSON_PREFIX) => (
+                Some(raw_text[JSON_PREFIX.len()..].replace('\0', "\u{FFFD}")),
+                s.len() > 0,
+            ),
+            other => (other, false),
+        };
+        Ok(MessageValues {
+            id: row.get(0)?,
+            session_id: text(row.get(1)?),
+            role: text(row.get(2)?),
+            content,
+            content_json,
+            tool_call_id: text(row.get(4)?),
+            tool_calls,
+            tool_name,
+            timestamp: real(row.get(7)?),
+            active: int(row.get(8)?),
+            compacted: int(row.get(9)?),
+            words: words::document(&indexed),
+            cjk: words::cjk_document(&indexed),
+            changed,
+        })
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
+        [
+            &self.id,
+            &self.session_id,
+            &self.role,
+            &self.content,
+            &self.content_json,
+            &self.tool_call_id,
+            &self.tool_calls,
+            &self.tool_name,
+            &self.timestamp,
+            &self.active,
+            &self.compacted,
+            &self.words,
+            &self.cjk,
+            &self.changed,
+        ]
+    }
+}

@@ -1,0 +1,645 @@
+//! `hermes-recall --store URL`: the session_search tool's answers from the team store.
+//!
+//! Discover asks `hermes.search` (the only path to the full-text index, see
+//! [`super::schema`]) for at most 300 ranked rows of the visible homes, then does locally
+//! what the SQLite reader does: cron demotion, one result per lineage, the window and
+//! bookends of each hit. Scroll and read name a session; in a store of many homes a
+//! `session_id` may be written `HOME_ID/SESSION_ID`, and a bare id is looked for in the
+//! caller's own home first, then in every home it may see. Each result carries `home_id`.
+
+use std::collections::{HashMap, HashSet};
+
+use postgres::Client;
+use rusqlite::types::Value as SqlValue;
+use serde_json::{Map, Value, json};
+
+use super::connect::Store;
+use super::error::{Error, Result, query};
+use super::view::{self, real, text};
+use super::words::{self, Cut};
+use super::{schema, snippet};
+use crate::pytext::{py_int, py_int_of, strip};
+use crate::recall::discover::{DEMOTED_SOURCES, entry, shaped};
+use crate::recall::scroll::session_meta;
+use crate::recall::search::{Hit, SCAN_LIMIT};
+use crate::recall::store::{SessionMeta, sql_json, sql_truthy};
+use crate::recall::{Args, HIDDEN_SOURCES, error, sanitize, when};
+use crate::sessions::cjk;
+
+/// Whose sessions a search sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// The caller's own homes (its role and the owner names mapped to it).
+    Me,
+    /// Also every home of an owner that shares a team with the caller.
+    Team,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Me => "me",
+            Scope::Team => "team",
+        }
+    }
+}
+
+/// A store open for recall, and the per-call caches of session rows and lineage roots.
+pub struct TeamRecall {
+    client: Client,
+    scope: Scope,
+    /// The caller's home, when it was ever pushed: `current` lives there.
+    my_home: Option<String>,
+    sessions: HashMap<(String, String), Option<SessionMeta>>,
+    roots: HashMap<(String, String), String>,
+}
+
+impl TeamRecall {
+    /// Checks the schema and sets the scope for the row-level security policies.
+    pub fn new(store: Store, scope: Scope, my_home: Option<String>) -> Result<TeamRecall> {
+        let mut client = store.client;
+        schema::require_current(&mut client)?;
+        client
+            .execute(
+                "SELECT set_config('hermes.scope', $1, false)",
+                &[&scope.as_str()],
+            )
+            .map_err(query("setting the scope"))?;
+        Ok(TeamRecall {
+            client,
+            scope,
+            my_home,
+            sessions: HashMap::new(),
+            roots: HashMap::new(),
+        })
+    }
+
+    fn session(&mut self, home: &str, id: &str) -> Option<SessionMeta> {
+        let key = (home.to_string(), id.to_string());
+        if let Some(hit) = self.sessions.get(&key) {
+            return hit.clone();
+        }
+        let row = view::session(&mut self.client, home, id).ok().flatten();
+        self.sessions.insert(key, row.clone());
+        row
+    }
+
+    /// `_resolve_to_parent` within one home.
+    fn root_of(&mut self, home: &str, id: &str) -> String {
+        if id.is_empty() {
+            return String::new();
+        }
+        let key = (home.to_string(), id.to_string());
+        if let Some(root) = self.roots.get(&key) {
+            return root.clone();
+        }
+        let mut visited = HashSet::new();
+        let mut cur = id.to_string();
+        while !cur.is_empty() && visited.insert(cur.clone()) {
+            match self.session(home, &cur).and_then(|m| m.parent_session_id) {
+                Some(parent) if !parent.is_empty() => cur = parent,
+                _ => break,
+            }
+        }
+        self.roots.insert(key, cur.clone());
+        cur
+    }
+
+    /// One session_search call.
+    pub fn answer(&mut self, args: &Args, current: Option<&str>) -> Value {
+        self.sessions.clear();
+        self.roots.clear();
+        if let Some(id) = args
+            .session_id
+            .as_str()
+            .map(strip)
+            .filter(|s| !s.is_empty())
+        {
+            let id = id.to_string();
+            let Some((home, id)) = self.locate(&id) else {
+                return error(format!("session_id not found: {id}"));
+            };
+            if !args.around_message_id.is_null() {
+                return self.scroll(&home, &id, &args.around_message_id, &args.window, current);
+            }
+            return self.read(&home, &id);
+        }
+        let limit = py_int(&args.limit).unwrap_or(3).clamp(1, 10) as usize;
+        let query = match &args.query {
+            Value::String(q) if !strip(q).is_empty() => strip(q).to_string(),
+            _ => return self.browse(limit, current),
+        };
+        let roles: Vec<String> = match &args.role_filter {
+            Value::String(r) => r
+                .split(',')
+                .map(strip)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let roles = if roles.is_empty() {
+            vec!["user".to_string(), "assistant".to_string()]
+        } else {
+            roles
+        };
+        let sort = match &args.sort {
+            Value::String(s) => strip(s).to_lowercase(),
+            _ => String::new(),
+        };
+        self.discover(&query, &roles, limit, &sort, current)
+    }
+
+    /// `HOME_ID/SESSION_ID`, or a bare id: the caller's home first, then the only visible
+    /// home holding it.
+    fn locate(&mut self, wanted: &str) -> Option<(String, String)> {
+        if let Some((home, id)) = wanted.split_once('/')
+            && home.len() == 36
+        {
+            return self
+                .session(home, id)
+                .map(|_| (home.to_string(), id.to_string()));
+        }
+        if let Some(mine) = self.my_home.clone()
+            && self.session(&mine, wanted).is_some()
+        {
+            return Some((mine, wanted.to_string()));
+        }
+        let rows = self
+            .client
+            .query(
+                "SELECT home_id::text FROM hermes.sessions WHERE id = $1 ORDER BY home_id LIMIT 2",
+                &[&wanted],
+            )
+            .ok()?;
+        match rows.as_slice() {
+            [one] => Some((one.get(0), wanted.to_string())),
+            _ => None,
+        }
+    }
+
+    fn current_root(&mut self, current: Option<&str>) -> Option<(String, String)> {
+        let current = current.filter(|c| !c.is_empty())?;
+        let home = self.my_home.clone()?;
+        let root = self.root_of(&home, current);
+        Some((home, root))
+    }
+
+    fn discover(
+        &mut self,
+        query: &str,
+        roles: &[String],
+        limit: usize,
+        sort: &str,
+        current: Option<&str>,
+    ) -> Value {
+        let current_root = self.current_root(current);
+        let title = self.title_match(query, current_root.as_ref());
+        let sanitized = sanitize::sanitize(query);
+        let (hits, terms, cut) = if sanitized.is_empty() {
+            (Vec::new(), Vec::new(), Cut::Words)
+        } else {
+            match self.search(&sanitized, roles, sort) {
+                Ok(found) => found,
+                Err(e) => return error(format!("Search failed: {e}")),
+            }
+        };
+
+        let mut seen: Vec<((String, String), Option<(String, Hit)>)> = Vec::new();
+        let mut roots: HashSet<(String, String)> = HashSet::new();
+        if let Some((home, root, _)) = &title {
+            roots.insert((home.clone(), root.clone()));
+            seen.push(((home.clone(), root.clone()), None));
+        }
+        let any_rows = !hits.is_empty();
+        let (interactive, demoted): (Vec<_>, Vec<_>) = hits.into_iter().partition(|(_, hit)| {
+            !matches!(&hit.source, SqlValue::Text(s) if DEMOTED_SOURCES.contains(&s.as_str()))
+        });
+        for (home, hit) in interactive.into_iter().chain(demoted) {
+            if seen.len() >= limit {
+                break;
+            }
+            let root = self.root_of(&home, &hit.session_id);
+            let mine = self.my_home.as_deref() == Some(home.as_str());
+            if let Some((_, c)) = &current_root
+                && mine
+                && !c.is_empty()
+                && *c == root
+            {
+                continue;
+            }
+            if mine && current.is_some_and(|c| !c.is_empty() && c == hit.session_id) {
+                continue;
+            }
+            if roots.insert((home.clone(), root.clone())) {
+                seen.push(((home.clone(), root), Some((home, hit))));
+            }
+        }
+        if !any_rows && title.is_none() {
+            return json!({
+                "success": true, "mode": "discover", "query": query, "results": [],
+                "count": 0, "message": "No matching sessions found.",
+            });
+        }
+        let sessions_searched = seen.len();
+        let mut results = Vec::new();
+        if let Some((_, _, t)) = title {
+            results.push(t);
+        }
+        for ((_, root), hit) in seen {
+            let Some((home, hit)) = hit else { continue };
+            let Ok(view) = view::anchored(&mut self.client, &home, &hit.session_id, hit.id, 5, 3)
+            else {
+                continue;
+            };
+            let meta = self.session(&home, &root);
+            let text = view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default();
+            let snippet = match cut {
+                Cut::Words => snippet::word_snippet(&text, &terms),
+                Cut::Bigrams => crate::recall::snippet::cjk_snippet(&text, &terms),
+            };
+            results.push(with_home(
+                entry(&hit, &root, meta.as_ref(), &view, snippet),
+                &home,
+            ));
+        }
+        let count = results.len();
+        json!({
+            "success": true, "mode": "discover", "query": query, "results": results,
+            "count": count, "sessions_searched": sessions_searched,
+        })
+    }
+
+    /// The ranked rows (home, hit), the terms a snippet marks, and which index answered.
+    #[allow(clippy::type_complexity)]
+    fn search(
+        &mut self,
+        sanitized: &str,
+        roles: &[String],
+        sort: &str,
+    ) -> std::result::Result<(Vec<(String, Hit)>, Vec<String>, Cut), postgres::Error> {
+        let (q_words, q_cjk, terms, cut) = translate(sanitized);
+        if q_words.is_none() && q_cjk.is_none() {
+            return Ok((Vec::new(), terms, cut));
+        }
+        let hidden: Vec<String> = HIDDEN_SOURCES.iter().map(|s| s.to_string()).collect();
+        let rows = self.client.query(
+            "SELECT home_id::text, id, session_id, role, source, model, session_started
+             FROM hermes.search($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &q_words,
+                &q_cjk,
+                &self.scope.as_str(),
+                &roles,
+                &hidden,
+                &sort,
+                &(SCAN_LIMIT as i32),
+            ],
+        )?;
+        let hits = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.get::<_, String>(0),
+                    Hit {
+                        id: r.get(1),
+                        session_id: r.get(2),
+                        role: text(r.get(3)),
+                        source: text(r.get(4)),
+                        model: text(r.get(5)),
+                        session_started: real(r.get(6)),
+                    },
+                )
+            })
+            .collect();
+        Ok((hits, terms, cut))
+    }
+
+    /// The title match (see [`crate::recall::title`]), among the visible homes: the newest
+    /// `"<title> #N"` continuation, else the exact title; the caller's home wins ties.
+    fn title_match(
+        &mut self,
+        query: &str,
+        current_root: Option<&(String, String)>,
+    ) -> Option<(String, String, Value)> {
+        let wanted = strip(query).trim_matches(['`', '\'', '"']).to_string();
+        if wanted.is_empty() {
+            return None;
+        }
+        let escaped = wanted
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let mine = self.my_home.clone().unwrap_or_default();
+        let numbered = self
+            .client
+            .query_opt(
+                "SELECT home_id::text, id FROM hermes.sessions WHERE title IS NOT NULL
+                 AND title ILIKE $1 ESCAPE '\\' ORDER BY started_at DESC, (home_id::text = $2) DESC, home_id LIMIT 1",
+                &[&format!("{escaped} #%"), &mine],
+            )
+            .ok()
+            .flatten();
+        let found = match numbered {
+            Some(r) => r,
+            None => self
+                .client
+                .query_opt(
+                    "SELECT home_id::text, id FROM hermes.sessions WHERE title = $1
+                     ORDER BY (home_id::text = $2) DESC, home_id LIMIT 1",
+                    &[&wanted, &mine],
+                )
+                .ok()
+                .flatten()?,
+        };
+        let (home, session_id): (String, String) = (found.get(0), found.get(1));
+        let root = self.root_of(&home, &session_id);
+        if current_root.is_some_and(|(h, c)| *h == home && !c.is_empty() && *c == root) {
+            return None;
+        }
+        let meta = self
+            .session(&home, &root)
+            .or_else(|| self.session(&home, &session_id));
+        if meta
+            .as_ref()
+            .and_then(|m| m.source_str())
+            .is_some_and(|s| HIDDEN_SOURCES.contains(&s))
+        {
+            return None;
+        }
+        let live = view::transcript(&mut self.client, &home, &session_id, 5, 3).unwrap_or_default();
+        let first_rows: Vec<_> = live.head.iter().take(5).cloned().collect();
+        let last_rows: Vec<_> = if live.tail.is_empty() {
+            live.head[live.head.len().saturating_sub(3)..].to_vec()
+        } else {
+            live.tail.clone()
+        };
+        let anchor = live.head.first().map(|m| m.id);
+        let anchored =
+            anchor.and_then(|a| view::anchored(&mut self.client, &home, &session_id, a, 5, 3).ok());
+        let title = meta
+            .as_ref()
+            .map(|m| &m.title)
+            .filter(|t| sql_truthy(t))
+            .map_or_else(|| Value::from(wanted.clone()), sql_json);
+        let title_text = match &title {
+            Value::String(s) => s.clone(),
+            other => crate::pytext::py_str(other),
+        };
+        let pick = |from: Option<&Vec<crate::recall::view::Message>>,
+                    fallback: &[crate::recall::view::Message]| {
+            match from.filter(|v| !v.is_empty()) {
+                Some(rows) => rows.clone(),
+                None => fallback.to_vec(),
+            }
+        };
+        let bookend_start = pick(
+            anchored.as_ref().map(|v| &v.bookend_start),
+            &first_rows[..first_rows.len().min(3)],
+        );
+        let window = pick(anchored.as_ref().map(|v| &v.window), &first_rows);
+        let bookend_end = pick(anchored.as_ref().map(|v| &v.bookend_end), &last_rows);
+        let (before, after) = match &anchored {
+            Some(v) => (v.before, v.after),
+            None => (0, live.total.saturating_sub(5)),
+        };
+        let mut e = Map::new();
+        e.insert("session_id".into(), Value::from(session_id.clone()));
+        e.insert("home_id".into(), Value::from(home.clone()));
+        e.insert(
+            "when".into(),
+            Value::from(when::format(
+                meta.as_ref().map_or(&SqlValue::Null, |m| &m.started_at),
+            )),
+        );
+        e.insert(
+            "source".into(),
+            meta.as_ref()
+                .map_or_else(|| Value::from("unknown"), |m| sql_json(&m.source)),
+        );
+        e.insert(
+            "model".into(),
+            meta.as_ref()
+                .map(|m| &m.model)
+                .filter(|v| sql_truthy(v))
+                .map_or_else(|| Value::from("unknown"), sql_json),
+        );
+        e.insert("title".into(), title);
+        e.insert("matched_role".into(), Value::from("session_title"));
+        e.insert(
+            "match_message_id".into(),
+            anchor.map_or(Value::Null, Value::from),
+        );
+        e.insert(
+            "snippet".into(),
+            Value::from(format!("Session title matched: {title_text}")),
+        );
+        e.insert("bookend_start".into(), shaped(&bookend_start, None));
+        e.insert("messages".into(), shaped(&window, anchor));
+        e.insert("bookend_end".into(), shaped(&bookend_end, None));
+        e.insert("messages_before".into(), Value::from(before));
+        e.insert("messages_after".into(), Value::from(after));
+        if !root.is_empty() && root != session_id {
+            e.insert("parent_session_id".into(), Value::from(root.clone()));
+        }
+        Some((home, root, Value::Object(e)))
+    }
+
+    fn scroll(
+        &mut self,
+        home: &str,
+        session_id: &str,
+        around: &Value,
+        window: &Value,
+        current: Option<&str>,
+    ) -> Value {
+        let Some(crate::pytext::PyInt::Small(around)) = py_int_of(around) else {
+            return error("scroll requires integer around_message_id");
+        };
+        let window = py_int(window).unwrap_or(5).clamp(1, 20);
+        if self.my_home.as_deref() == Some(home)
+            && let Some((_, c)) = self.current_root(current)
+        {
+            let a = self.root_of(home, session_id);
+            if !a.is_empty() && !c.is_empty() && a == c {
+                return error(
+                    "scroll rejected: anchor lives in the current session lineage (already in your active context)",
+                );
+            }
+        }
+        let Some(meta) = self.session(home, session_id) else {
+            return error(format!("session_id not found: {session_id}"));
+        };
+        let view = match view::around(&mut self.client, home, session_id, around, window) {
+            Ok(v) => v,
+            Err(e) => return error(format!("failed to load messages: {e}")),
+        };
+        if view.rows.is_empty() {
+            return error(format!(
+                "around_message_id {around} not in session_id {session_id}"
+            ));
+        }
+        let mut out = Map::new();
+        out.insert("success".into(), Value::Bool(true));
+        out.insert("mode".into(), Value::from("scroll"));
+        out.insert("session_id".into(), Value::from(session_id));
+        out.insert("home_id".into(), Value::from(home));
+        out.insert("around_message_id".into(), Value::from(around));
+        out.insert("session_meta".into(), session_meta(&meta));
+        out.insert("window".into(), Value::from(window));
+        out.insert("messages".into(), shaped(&view.rows, Some(around)));
+        out.insert("messages_before".into(), Value::from(view.before));
+        out.insert("messages_after".into(), Value::from(view.after));
+        Value::Object(out)
+    }
+
+    fn read(&mut self, home: &str, session_id: &str) -> Value {
+        const HEAD: usize = 20;
+        const TAIL: usize = 10;
+        let Some(meta) = self.session(home, session_id) else {
+            return error(format!("session_id not found: {session_id}"));
+        };
+        let t = match view::transcript(&mut self.client, home, session_id, HEAD, TAIL) {
+            Ok(t) => t,
+            Err(e) => return error(format!("failed to load session: {e}")),
+        };
+        let truncated = !t.tail.is_empty();
+        let total = t.total;
+        let mut rows = t.head;
+        rows.extend(t.tail);
+        let mut out = Map::new();
+        out.insert("success".into(), Value::Bool(true));
+        out.insert("mode".into(), Value::from("read"));
+        out.insert("session_id".into(), Value::from(session_id));
+        out.insert("home_id".into(), Value::from(home));
+        out.insert("session_meta".into(), session_meta(&meta));
+        out.insert("message_count".into(), Value::from(total));
+        out.insert("truncated".into(), Value::Bool(truncated));
+        out.insert("messages".into(), shaped(&rows, None));
+        if truncated {
+            out.insert(
+                "message".into(),
+                Value::from(format!(
+                    "Session has {total} messages; showing first {HEAD} + last {TAIL}. Pass around_message_id (any id above) to scroll the middle."
+                )),
+            );
+        }
+        Value::Object(out)
+    }
+
+    /// Browse: the most recently started visible sessions, one per lineage root, hidden
+    /// sources and the caller's lineage left out.
+    fn browse(&mut self, limit: usize, current: Option<&str>) -> Value {
+        let current_root = self.current_root(current);
+        let rows = match self.client.query(
+            "SELECT home_id::text, id, title, source, started_at, message_count
+             FROM hermes.sessions
+             WHERE parent_session_id IS NULL AND (source IS NULL OR NOT (source = ANY ($1)))
+             ORDER BY started_at DESC NULLS LAST, home_id, id LIMIT $2",
+            &[
+                &HIDDEN_SOURCES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>(),
+                &((limit + 1) as i64),
+            ],
+        ) {
+            Ok(rows) => rows,
+            Err(e) => return error(format!("Failed to list sessions: {e}")),
+        };
+        let mut results = Vec::new();
+        for r in rows {
+            let (home, id): (String, String) = (r.get(0), r.get(1));
+            if current_root
+                .as_ref()
+                .is_some_and(|(h, c)| *h == home && *c == id)
+            {
+                continue;
+            }
+            if results.len() >= limit {
+                break;
+            }
+            let started = real(r.get(4));
+            results.push(json!({
+                "session_id": id,
+                "home_id": home,
+                "title": sql_json(&text(r.get(2))),
+                "source": sql_json(&text(r.get(3))),
+                "started_at": when::format(&started),
+                "message_count": r.get::<_, Option<i64>>(5),
+            }));
+        }
+        let count = results.len();
+        json!({
+            "success": true, "mode": "recent", "results": results, "count": count,
+            "message": format!("Showing {count} most recent sessions. Use a keyword query to search specific topics."),
+        })
+    }
+}
+
+/// Adds `home_id` right after `session_id`.
+fn with_home(entry: Value, home: &str) -> Value {
+    let Value::Object(map) = entry else {
+        return entry;
+    };
+    let mut out = Map::new();
+    for (k, v) in map {
+        let after = k == "session_id";
+        out.insert(k, v);
+        if after {
+            out.insert("home_id".into(), Value::from(home));
+        }
+    }
+    Value::Object(out)
+}
+
+/// The words and bigram tsqueries of a sanitised query, the terms its snippets mark, and
+/// which snippet applies. A query whose words are all CJK letters goes to the bigram
+/// vector with its operators; a mixed one needs both its CJK runs (bigrams) and its other
+/// words.
+#[allow(clippy::type_complexity)]
+pub fn translate(sanitized: &str) -> (Option<String>, Option<String>, Vec<String>, Cut) {
+    if !cjk::contains_cjk(sanitized) {
+        return match words::tsquery(sanitized, Cut::Words) {
+            Some(t) => (Some(t.tsquery), None, t.terms, Cut::Words),
+            None => (None, None, Vec::new(), Cut::Words),
+        };
+    }
+    let bigrams = words::tsquery(sanitized, Cut::Bigrams);
+    let rest: String = sanitized
+        .chars()
+        .map(|c| if cjk::is_token_char(c) { ' ' } else { c })
+        .collect();
+    let words = words::tsquery(&rest, Cut::Words).filter(|_| {
+        crate::pytext::split(strip(sanitized.trim_matches('"')))
+            .any(|t| !["AND", "OR", "NOT"].contains(&t) && !t.chars().all(cjk::is_token_char))
+    });
+    match bigrams {
+        Some(b) => (
+            words.map(|w| w.tsquery),
+            Some(b.tsquery),
+            b.terms,
+            Cut::Bigrams,
+        ),
+        None => (None, None, Vec::new(), Cut::Bigrams),
+    }
+}
+
+/// Connects for recall; the caller's home id is read when the home was ever pushed.
+pub fn open(url: &str, scope: Scope, home_root: &std::path::Path) -> Result<TeamRecall> {
+    let store = super::connect::connect(url, &super::connect::process_env)?;
+    let my_home = std::fs::read(home_root.join(super::identity::FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<super::identity::Identity>(&b).ok())
+        .map(|i| i.home_id);
+    TeamRecall::new(store, scope, my_home)
+}
+
+impl From<postgres::Error> for Error {
+    fn from(source: postgres::Error) -> Error {
+        Error::Query {
+            context: "reading".into(),
+            source,
+        }
+    }
+}
