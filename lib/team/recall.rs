@@ -17,6 +17,7 @@ use super::connect::Store;
 use super::error::{Error, Result, query};
 use super::view::{self, real, text};
 use super::words::{self, Cut};
+
 use super::{schema, snippet};
 use crate::pytext::{py_int, py_int_of, strip};
 use crate::recall::discover::{DEMOTED_SOURCES, entry, shaped};
@@ -116,6 +117,14 @@ impl TeamRecall {
             .filter(|s| !s.is_empty())
         {
             let id = id.to_string();
+            if !args.around_message_id.is_null()
+                && !matches!(
+                    py_int_of(&args.around_message_id),
+                    Some(crate::pytext::PyInt::Small(_))
+                )
+            {
+                return error("scroll requires integer around_message_id");
+            }
             let Some((home, id)) = self.locate(&id) else {
                 return error(format!("session_id not found: {id}"));
             };
@@ -196,13 +205,14 @@ impl TeamRecall {
         let current_root = self.current_root(current);
         let title = self.title_match(query, current_root.as_ref());
         let sanitized = sanitize::sanitize(query);
-        let (hits, terms, cut) = if sanitized.is_empty() {
-            (Vec::new(), Vec::new(), Cut::Words)
+        let plan = if sanitized.is_empty() {
+            Plan::Nothing
         } else {
-            match self.search(&sanitized, roles, sort) {
-                Ok(found) => found,
-                Err(e) => return error(format!("Search failed: {e}")),
-            }
+            plan(&sanitized)
+        };
+        let hits = match self.search(&plan, roles, sort) {
+            Ok(found) => found,
+            Err(e) => return error(format!("Search failed: {e}")),
         };
 
         let mut seen: Vec<((String, String), Option<(String, Hit)>)> = Vec::new();
@@ -253,10 +263,20 @@ impl TeamRecall {
                 continue;
             };
             let meta = self.session(&home, &root);
-            let text = view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default();
-            let snippet = match cut {
-                Cut::Words => snippet::word_snippet(&text, &terms),
-                Cut::Bigrams => crate::recall::snippet::cjk_snippet(&text, &terms),
+            let snippet = match &plan {
+                Plan::Words { terms, .. } => snippet::word_snippet(
+                    &view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default(),
+                    terms,
+                ),
+                Plan::Bigrams { terms, .. } => crate::recall::snippet::cjk_snippet(
+                    &view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default(),
+                    terms,
+                ),
+                Plan::Like { first, .. } => snippet::like_snippet(
+                    &view::content(&mut self.client, &home, hit.id).unwrap_or_default(),
+                    first,
+                ),
+                Plan::Nothing => String::new(),
             };
             results.push(with_home(
                 entry(&hit, &root, meta.as_ref(), &view, snippet),
@@ -270,25 +290,27 @@ impl TeamRecall {
         })
     }
 
-    /// The ranked rows (home, hit), the terms a snippet marks, and which index answered.
-    #[allow(clippy::type_complexity)]
+    /// The rows (home, hit) in the plan's order, at most [`SCAN_LIMIT`].
     fn search(
         &mut self,
-        sanitized: &str,
+        plan: &Plan,
         roles: &[String],
         sort: &str,
-    ) -> std::result::Result<(Vec<(String, Hit)>, Vec<String>, Cut), postgres::Error> {
-        let (q_words, q_cjk, terms, cut) = translate(sanitized);
-        if q_words.is_none() && q_cjk.is_none() {
-            return Ok((Vec::new(), terms, cut));
-        }
+    ) -> std::result::Result<Vec<(String, Hit)>, postgres::Error> {
+        let (q_words, q_cjk, mode) = match plan {
+            Plan::Words { tsquery, .. } => (Some(tsquery.clone()), None, "words"),
+            Plan::Bigrams { tsquery, .. } => (None, Some(tsquery.clone()), "cjk"),
+            Plan::Like { words, cjk, .. } => (words.clone(), cjk.clone(), "like"),
+            Plan::Nothing => return Ok(Vec::new()),
+        };
         let hidden: Vec<String> = HIDDEN_SOURCES.iter().map(|s| s.to_string()).collect();
         let rows = self.client.query(
             "SELECT home_id::text, id, session_id, role, source, model, session_started
-             FROM hermes.search($1, $2, $3, $4, $5, $6, $7)",
+             FROM hermes.search($1, $2, $3, $4, $5, $6, $7, $8)",
             &[
                 &q_words,
                 &q_cjk,
+                &mode,
                 &self.scope.as_str(),
                 &roles,
                 &hidden,
@@ -296,7 +318,7 @@ impl TeamRecall {
                 &(SCAN_LIMIT as i32),
             ],
         )?;
-        let hits = rows
+        Ok(rows
             .iter()
             .map(|r| {
                 (
@@ -311,8 +333,7 @@ impl TeamRecall {
                     },
                 )
             })
-            .collect();
-        Ok((hits, terms, cut))
+            .collect())
     }
 
     /// The title match (see [`crate::recall::title`]), among the visible homes: the newest
@@ -527,53 +548,157 @@ impl TeamRecall {
         Value::Object(out)
     }
 
-    /// Browse: the most recently started visible sessions, one per lineage root, hidden
-    /// sources and the caller's lineage left out.
+    /// Browse (see [`crate::recall::browse`]): the most recently active conversations of
+    /// the visible homes, a compressed one shown as its live tip. The store keeps no
+    /// `model_config`, so branches and delegate runs are told apart only by their parent.
     fn browse(&mut self, limit: usize, current: Option<&str>) -> Value {
+        match self.browse_rows(limit, current) {
+            Ok(results) => {
+                let count = results.len();
+                json!({
+                    "success": true, "mode": "browse", "results": results, "count": count,
+                    "message": format!("Showing {count} most recent sessions. Pass a query= to search, or session_id+around_message_id to scroll."),
+                })
+            }
+            Err(e) => error(format!("Failed to list recent sessions: {e}")),
+        }
+    }
+
+    fn browse_rows(
+        &mut self,
+        limit: usize,
+        current: Option<&str>,
+    ) -> std::result::Result<Vec<Value>, postgres::Error> {
+        const LISTABLE: &str = "s.parent_session_id IS NULL AND s.source NOT IN ('subagent', 'tool') \
+            AND coalesce(s.archived, 0) = 0";
+        let listed = self.client.query(
+            &format!(
+                "WITH RECURSIVE chain(home_id, root_id, cur_id) AS (
+                     SELECT s.home_id, s.id, s.id FROM hermes.sessions s WHERE {LISTABLE}
+                     UNION
+                     SELECT c.home_id, c.root_id, child.id FROM chain c
+                     JOIN hermes.sessions parent ON parent.home_id = c.home_id AND parent.id = c.cur_id
+                     JOIN hermes.sessions child ON child.home_id = c.home_id AND child.parent_session_id = c.cur_id
+                     WHERE parent.end_reason = 'compression' AND coalesce(child.source, '') <> 'tool'
+                 ),
+                 chain_max AS (
+                     SELECT c.home_id, c.root_id, max(coalesce(
+                         (SELECT max(m.\"timestamp\") FROM hermes.messages m
+                          WHERE m.home_id = c.home_id AND m.session_id = c.cur_id),
+                         (SELECT ss.started_at FROM hermes.sessions ss
+                          WHERE ss.home_id = c.home_id AND ss.id = c.cur_id))) AS effective
+                     FROM chain c GROUP BY c.home_id, c.root_id
+                 )
+                 SELECT s.home_id::text, s.id, s.source, s.started_at, s.end_reason
+                 FROM hermes.sessions s
+                 LEFT JOIN chain_max cm ON cm.home_id = s.home_id AND cm.root_id = s.id
+                 WHERE {LISTABLE}
+                 ORDER BY coalesce(cm.effective, s.started_at) DESC, s.started_at DESC, s.id DESC
+                 LIMIT $1"
+            ),
+            &[&((limit + 5) as i64)],
+        )?;
+        let current = current.filter(|c| !c.is_empty());
         let current_root = self.current_root(current);
-        let rows = match self.client.query(
-            "SELECT home_id::text, id, title, source, started_at, message_count
-             FROM hermes.sessions
-             WHERE parent_session_id IS NULL AND (source IS NULL OR NOT (source = ANY ($1)))
-             ORDER BY started_at DESC NULLS LAST, home_id, id LIMIT $2",
-            &[
-                &HIDDEN_SOURCES
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect::<Vec<_>>(),
-                &((limit + 1) as i64),
-            ],
-        ) {
-            Ok(rows) => rows,
-            Err(e) => return error(format!("Failed to list sessions: {e}")),
-        };
         let mut results = Vec::new();
-        for r in rows {
+        for r in listed {
             let (home, id): (String, String) = (r.get(0), r.get(1));
-            if current_root
-                .as_ref()
-                .is_some_and(|(h, c)| *h == home && *c == id)
+            let end_reason: Option<String> = r.get(4);
+            let mut shown = id.clone();
+            if end_reason.as_deref() == Some("compression") {
+                let tip = self.compression_tip(&home, &id)?;
+                if tip != id && self.session(&home, &tip).is_some() {
+                    shown = tip;
+                }
+            }
+            if let Some((h, root)) = &current_root
+                && *h == home
+                && !root.is_empty()
+                && (shown == *root || current == Some(shown.as_str()))
             {
                 continue;
             }
+            let Some(row) = self.client.query_opt(
+                "SELECT s.title, s.message_count,
+                     coalesce((SELECT max(m2.\"timestamp\") FROM hermes.messages m2
+                               WHERE m2.home_id = s.home_id AND m2.session_id = s.id), s.started_at),
+                     coalesce((SELECT substr(replace(replace(m.content, chr(10), ' '), chr(13), ' '), 1, 63)
+                               FROM hermes.messages m
+                               WHERE m.home_id = s.home_id AND m.session_id = s.id AND m.role = 'user'
+                                 AND m.content IS NOT NULL
+                               ORDER BY m.\"timestamp\", m.id LIMIT 1), '')
+                 FROM hermes.sessions s WHERE s.home_id = $1::text::uuid AND s.id = $2",
+                &[&home, &shown],
+            )?
+            else {
+                continue;
+            };
+            let title = text(row.get(0));
+            let preview: String = row.get(3);
+            let preview = strip(&preview);
+            let preview = if preview.chars().count() > 60 {
+                format!("{}...", preview.chars().take(60).collect::<String>())
+            } else {
+                preview.to_string()
+            };
+            let mut out = Map::new();
+            out.insert("session_id".into(), Value::from(shown));
+            out.insert("home_id".into(), Value::from(home));
+            out.insert(
+                "title".into(),
+                if sql_truthy(&title) {
+                    sql_json(&title)
+                } else {
+                    Value::Null
+                },
+            );
+            out.insert("source".into(), sql_json(&text(r.get(2))));
+            out.insert("started_at".into(), sql_json(&real(r.get(3))));
+            out.insert("last_active".into(), sql_json(&real(row.get(2))));
+            out.insert(
+                "message_count".into(),
+                row.get::<_, Option<i64>>(1)
+                    .map_or(Value::Null, Value::from),
+            );
+            out.insert("preview".into(), Value::from(preview));
+            results.push(Value::Object(out));
             if results.len() >= limit {
                 break;
             }
-            let started = real(r.get(4));
-            results.push(json!({
-                "session_id": id,
-                "home_id": home,
-                "title": sql_json(&text(r.get(2))),
-                "source": sql_json(&text(r.get(3))),
-                "started_at": when::format(&started),
-                "message_count": r.get::<_, Option<i64>>(5),
-            }));
         }
-        let count = results.len();
-        json!({
-            "success": true, "mode": "recent", "results": results, "count": count,
-            "message": format!("Showing {count} most recent sessions. Use a keyword query to search specific topics."),
-        })
+        Ok(results)
+    }
+
+    /// `get_compression_tip` within one home.
+    fn compression_tip(
+        &mut self,
+        home: &str,
+        id: &str,
+    ) -> std::result::Result<String, postgres::Error> {
+        let mut current = id.to_string();
+        let mut seen = HashSet::from([current.clone()]);
+        for _ in 0..100 {
+            let child = self.client.query_opt(
+                "SELECT child.id FROM hermes.sessions parent
+                 JOIN hermes.sessions child ON child.home_id = parent.home_id
+                      AND child.parent_session_id = parent.id
+                 WHERE parent.home_id = $1::text::uuid AND parent.id = $2
+                   AND parent.end_reason = 'compression' AND coalesce(child.source, '') <> 'tool'
+                 ORDER BY CASE WHEN child.end_reason = 'compression' THEN 0
+                               WHEN child.ended_at IS NULL THEN 1 ELSE 2 END,
+                          coalesce((SELECT max(m.\"timestamp\") FROM hermes.messages m
+                                    WHERE m.home_id = child.home_id AND m.session_id = child.id),
+                                   child.started_at) DESC,
+                          child.started_at DESC, child.id DESC
+                 LIMIT 1",
+                &[&home, &current],
+            )?;
+            match child.map(|r| r.get::<_, String>(0)) {
+                Some(c) if !c.is_empty() && seen.insert(c.clone()) => current = c,
+                _ => return Ok(current),
+            }
+        }
+        Ok(current)
     }
 }
 
@@ -593,36 +718,107 @@ fn with_home(entry: Value, home: &str) -> Value {
     Value::Object(out)
 }
 
-/// The words and bigram tsqueries of a sanitised query, the terms its snippets mark, and
-/// which snippet applies. A query whose words are all CJK letters goes to the bigram
-/// vector with its operators; a mixed one needs both its CJK runs (bigrams) and its other
-/// words.
-#[allow(clippy::type_complexity)]
-pub fn translate(sanitized: &str) -> (Option<String>, Option<String>, Vec<String>, Cut) {
+/// How the store answers a sanitised query, as the local reader routes it
+/// ([`crate::recall::route`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// No CJK: the `fts` vector, FTS5's operators, ranked.
+    Words { tsquery: String, terms: Vec<String> },
+    /// Every word CJK letters (an operator aside, in any case): the `cjk` vector, ranked.
+    Bigrams { tsquery: String, terms: Vec<String> },
+    /// Mixed scripts: upstream's LIKE scan, which ORs every word and orders by time; each
+    /// word is looked up in the vector its script belongs to.
+    Like {
+        words: Option<String>,
+        cjk: Option<String>,
+        first: String,
+    },
+    /// FTS5 would refuse the query, or nothing is left of it.
+    Nothing,
+}
+
+fn is_operator(token: &str) -> bool {
+    ["AND", "OR", "NOT"]
+        .iter()
+        .any(|op| token.eq_ignore_ascii_case(op))
+}
+
+/// Plans a sanitised, non-empty query.
+pub fn plan(sanitized: &str) -> Plan {
     if !cjk::contains_cjk(sanitized) {
         return match words::tsquery(sanitized, Cut::Words) {
-            Some(t) => (Some(t.tsquery), None, t.terms, Cut::Words),
-            None => (None, None, Vec::new(), Cut::Words),
+            Some(t) => Plan::Words {
+                tsquery: t.tsquery,
+                terms: t.terms,
+            },
+            None => Plan::Nothing,
         };
     }
-    let bigrams = words::tsquery(sanitized, Cut::Bigrams);
-    let rest: String = sanitized
-        .chars()
-        .map(|c| if cjk::is_token_char(c) { ' ' } else { c })
-        .collect();
-    let words = words::tsquery(&rest, Cut::Words).filter(|_| {
-        crate::pytext::split(strip(sanitized.trim_matches('"')))
-            .any(|t| !["AND", "OR", "NOT"].contains(&t) && !t.chars().all(cjk::is_token_char))
+    let raw = strip(sanitized.trim_matches('"'));
+    let tokens: Vec<&str> = crate::pytext::split(raw).collect();
+    // Quotes around a CJK word do not change what it matches (a bigram phrase already).
+    let pure = tokens.iter().all(|t| {
+        is_operator(t) || {
+            let bare = t.trim_matches('"');
+            !bare.is_empty() && bare.chars().all(cjk::is_token_char)
+        }
     });
-    match bigrams {
-        Some(b) => (
-            words.map(|w| w.tsquery),
-            Some(b.tsquery),
-            b.terms,
-            Cut::Bigrams,
-        ),
-        None => (None, None, Vec::new(), Cut::Bigrams),
+    if pure {
+        let upper: Vec<String> = tokens
+            .iter()
+            .map(|t| {
+                if is_operator(t) {
+                    t.to_ascii_uppercase()
+                } else {
+                    t.trim_matches('"').to_string()
+                }
+            })
+            .collect();
+        return match words::tsquery(&upper.join(" "), Cut::Bigrams) {
+            Some(t) => Plan::Bigrams {
+                tsquery: t.tsquery,
+                terms: t.terms,
+            },
+            None => Plan::Nothing,
+        };
     }
+    let mut like: Vec<&str> = tokens.iter().copied().filter(|t| !is_operator(t)).collect();
+    if like.is_empty() {
+        like = vec![raw];
+    }
+    let (mut word_parts, mut cjk_parts) = (Vec::new(), Vec::new());
+    for token in &like {
+        if let Some(q) = cjk::runs(token)
+            .map(|r| phrase_query(r.text, Cut::Bigrams))
+            .collect::<Option<Vec<_>>>()
+            .filter(|parts| !parts.is_empty())
+        {
+            cjk_parts.push(format!("({})", q.join(" & ")));
+        }
+        let rest: String = token
+            .chars()
+            .map(|c| if cjk::is_token_char(c) { ' ' } else { c })
+            .collect();
+        if let Some(q) = phrase_query(&rest, Cut::Words) {
+            word_parts.push(q);
+        }
+    }
+    let join = |parts: Vec<String>| (!parts.is_empty()).then(|| parts.join(" | "));
+    let (words, cjk) = (join(word_parts), join(cjk_parts));
+    if words.is_none() && cjk.is_none() {
+        return Plan::Nothing;
+    }
+    Plan::Like {
+        words,
+        cjk,
+        first: like[0].to_string(),
+    }
+}
+
+/// One word of the LIKE scan as a phrase query of its tokens.
+fn phrase_query(text: &str, cut: Cut) -> Option<String> {
+    let quoted = format!("\"{}\"", text.replace('"', "\"\""));
+    words::tsquery(&quoted, cut).map(|t| t.tsquery)
 }
 
 /// Connects for recall; the caller's home id is read when the home was ever pushed.

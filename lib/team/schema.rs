@@ -154,8 +154,10 @@ CREATE POLICY messages_delete ON hermes.messages FOR DELETE
 
 -- The full-text search: the visible owners computed once, then an indexable condition on
 -- (owner, fts) or (owner, cjk). Dynamic SQL, so every call is planned for its own words.
+-- mode: 'words' (q_words, ranked), 'cjk' (q_cjk, ranked), 'like' (either, by time: the
+-- LIKE scan's order).
 CREATE FUNCTION hermes.search(
-    q_words text, q_cjk text, scope text, roles text[], exclude_sources text[],
+    q_words text, q_cjk text, mode text, scope text, roles text[], exclude_sources text[],
     sort text, lim integer)
 RETURNS TABLE (home_id uuid, id bigint, session_id text, role text, source text,
                model text, session_started double precision, rank real)
@@ -166,16 +168,26 @@ DECLARE
     owners text[] := hermes.visible_owners(scope);
     matched text;
     ranked text;
+    ordered text;
 BEGIN
-    IF q_words IS NOT NULL AND q_cjk IS NOT NULL THEN
-        matched := 'm.fts @@ to_tsquery(''simple'', $2) AND m.cjk @@ to_tsquery(''simple'', $3)';
-        ranked := 'ts_rank_cd(m.fts, to_tsquery(''simple'', $2), 1) + ts_rank_cd(m.cjk, to_tsquery(''simple'', $3), 1)';
-    ELSIF q_cjk IS NOT NULL THEN
-        matched := 'm.cjk @@ to_tsquery(''simple'', $3)';
-        ranked := 'ts_rank_cd(m.cjk, to_tsquery(''simple'', $3), 1)';
+    IF mode = 'like' THEN
+        matched := '(coalesce(m.fts @@ to_tsquery(''simple'', $2), false)
+                     OR coalesce(m.cjk @@ to_tsquery(''simple'', $3), false))';
+        ranked := '0::real';
+        ordered := 'm."timestamp" DESC, m.home_id, m.id';
     ELSE
-        matched := 'm.fts @@ to_tsquery(''simple'', $2)';
-        ranked := 'ts_rank_cd(m.fts, to_tsquery(''simple'', $2), 1)';
+        IF mode = 'cjk' THEN
+            matched := 'm.cjk @@ to_tsquery(''simple'', $3)';
+            ranked := 'ts_rank_cd(m.cjk, to_tsquery(''simple'', $3), 1)';
+        ELSE
+            matched := 'm.fts @@ to_tsquery(''simple'', $2)';
+            ranked := 'ts_rank_cd(m.fts, to_tsquery(''simple'', $2), 1)';
+        END IF;
+        ordered := CASE sort
+            WHEN 'newest' THEN 'm."timestamp" DESC, rank DESC, m.home_id, m.id'
+            WHEN 'oldest' THEN 'm."timestamp" ASC, rank DESC, m.home_id, m.id'
+            ELSE 'rank DESC, m.home_id, m.id'
+        END;
     END IF;
     RETURN QUERY EXECUTE format(
         'SELECT m.home_id, m.id, m.session_id, m.role, s.source, s.model, s.started_at, %s AS rank
@@ -187,17 +199,12 @@ BEGIN
            AND (s.source IS NULL OR NOT (s.source = ANY ($5)))
          ORDER BY %s
          LIMIT $6',
-        ranked, matched,
-        CASE sort
-            WHEN 'newest' THEN 'm."timestamp" DESC, rank DESC, m.home_id, m.id'
-            WHEN 'oldest' THEN 'm."timestamp" ASC, rank DESC, m.home_id, m.id'
-            ELSE 'rank DESC, m.home_id, m.id'
-        END)
+        ranked, matched, ordered)
     USING owners, q_words, q_cjk, roles, exclude_sources, lim;
 END
 $$;
 
-REVOKE ALL ON FUNCTION hermes.search(text, text, text, text[], text[], text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) FROM PUBLIC;
 "#;
 
 /// What `init` did.
@@ -287,7 +294,7 @@ pub fn init(client: &mut Client, grant: Option<&str>) -> Result<InitReport> {
              GRANT SELECT ON hermes.schema_version TO {role};
              GRANT SELECT, INSERT, UPDATE ON hermes.homes TO {role};
              GRANT SELECT, INSERT, UPDATE, DELETE ON hermes.sessions, hermes.messages TO {role};
-             GRANT EXECUTE ON FUNCTION hermes.search(text, text, text, text[], text[], text, integer) TO {role};"
+             GRANT EXECUTE ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) TO {role};"
         ))
         .map_err(query(format!("granting access to {role}")))?;
     }

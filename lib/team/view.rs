@@ -239,3 +239,21 @@ pub fn indexed_text(client: &mut Client, home: &str, id: i64) -> Result<String, 
         )
     }))
 }
+
+/// A message's content as stored locally (list or dict content behind its prefix), for the
+/// LIKE scan's snippet.
+pub fn content(client: &mut Client, home: &str, id: i64) -> Result<String, postgres::Error> {
+    let row = client.query_opt(
+        "SELECT content, content_json FROM hermes.messages WHERE home_id = $1::text::uuid AND id = $2",
+        &[&home, &id],
+    )?;
+    Ok(row.map_or_else(String::new, |r| {
+        let content: Option<String> = r.get(0);
+        let json: bool = r.get(1);
+        format!(
+            "{}{}",
+            if json { JSON_PREFIX } else { "" },
+            content.unwrap_or_default()
+        )
+    }))
+}

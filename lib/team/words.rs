@@ -241,14 +241,14 @@ fn phrase(text: &str, prefix: bool, cut: Cut, terms: &mut Vec<String>) -> Option
         .enumerate()
         .map(|(i, t)| lexeme(t, (prefix && i + 1 == n) || single_cjk))
         .collect();
+    // A snippet marks each phrase match as one span, as FTS5 does.
     match cut {
-        Cut::Words => terms.extend(tokens.iter().enumerate().map(|(i, t)| {
-            if prefix && i + 1 == n {
-                format!("{t}*")
-            } else {
-                t.clone()
-            }
-        })),
+        Cut::Words if n > 0 => terms.push(format!(
+            "{}{}",
+            tokens.join(" "),
+            if prefix { "*" } else { "" }
+        )),
+        Cut::Words => {}
         Cut::Bigrams => terms.extend(cjk::runs(text).map(|r| r.text.to_string())),
     }
     match parts.len() {
