@@ -41,7 +41,7 @@ enum Command {
     /// --store, create or migrate the team store's schema
     Init {
         /// With --store: give this role (or PUBLIC) what pushing and searching need
-        #[arg(long, value_name = "ROLE", requires = "store")]
+        #[arg(long, value_name = "ROLE")]
         grant: Option<String>,
     },
     /// Send this home's new and changed sessions to the team store (--store); safe to
@@ -114,7 +114,12 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             team::export::export_after(&db, *after, &mut |line| out.raw(line.as_bytes()))?;
             Exit::Success
         }
-        Command::Init { .. } => {
+        Command::Init { grant: Some(_) } => {
+            anyhow::bail!(
+                "--grant goes with the team store: hermes-index --store URL init --grant ROLE"
+            )
+        }
+        Command::Init { grant: None } => {
             let bar = progress(None, "cjk index", quiet);
             let (db, schema, cjk) = sessions::open_for_write(path, true, &|n| bar.inc(n))?;
             bar.finish_and_clear();
