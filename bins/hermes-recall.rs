@@ -21,6 +21,9 @@ use serde_json::Value;
 
 const BIN: &str = "hermes-recall";
 
+/// One session_search call, against the local store or the team store.
+type Answerer = dyn FnMut(&Args, Option<&str>) -> Value;
+
 const MODES: &str = "\
 Modes (as the session_search tool picks them):
   hermes-recall QUERY…                      discover: sessions matching QUERY, best first
@@ -102,7 +105,7 @@ fn main() -> ExitCode {
         let cli = Cli::parse();
         let home = Home::resolve(cli.common.home.as_deref())?;
         let format = cli.format.resolve();
-        let mut answer: Box<dyn FnMut(&Args, Option<&str>) -> Value> = match &cli.store {
+        let mut answer: Box<Answerer> = match &cli.store {
             Some(url) => {
                 let mut store =
                     team::recall::open(url, cli.scope, home.root()).map_err(team_hint)?;
@@ -121,11 +124,7 @@ fn main() -> ExitCode {
     })
 }
 
-fn single(
-    recall: &mut dyn FnMut(&Args, Option<&str>) -> Value,
-    cli: &Cli,
-    format: Format,
-) -> Result<Exit> {
+fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let args = Args {
         // Bytes that are not UTF-8 become U+FFFD rather than a usage error.
         query: Value::from(
@@ -159,11 +158,7 @@ fn single(
     })
 }
 
-fn batch(
-    recall: &mut dyn FnMut(&Args, Option<&str>) -> Value,
-    cli: &Cli,
-    format: Format,
-) -> Result<Exit> {
+fn batch(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let mut out = Output::stdout();
     let mut bad = 0usize;
     let stdin = std::io::stdin().lock();

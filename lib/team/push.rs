@@ -530,12 +530,11 @@ impl MessageValues {
             tool_name.as_deref().unwrap_or(""),
             tool_calls.as_deref().unwrap_or("")
         );
-        let (content, content_json) = match text(raw_content) {
-            Some(s) if raw_text.starts_with(JSON_PREFIX) => (
-                Some(raw_text[JSON_PREFIX.len()..].replace('\0', "\u{FFFD}")),
-                s.len() > 0,
-            ),
-            other => (other, false),
+        let content_json = matches!(&raw_content, SqlValue::Text(t) if t.starts_with(JSON_PREFIX));
+        let content = if content_json {
+            Some(raw_text[JSON_PREFIX.len()..].replace('\0', "\u{FFFD}"))
+        } else {
+            text(raw_content)
         };
         Ok(MessageValues {
             id: row.get(0)?,

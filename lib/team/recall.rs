@@ -45,6 +45,9 @@ impl Scope {
     }
 }
 
+/// A lineage in the store: its home and its root session.
+type Lineage = (String, String);
+
 /// A store open for recall, and the per-call caches of session rows and lineage roots.
 pub struct TeamRecall {
     client: Client,
@@ -215,7 +218,7 @@ impl TeamRecall {
             Err(e) => return error(format!("Search failed: {e}")),
         };
 
-        let mut seen: Vec<((String, String), Option<(String, Hit)>)> = Vec::new();
+        let mut seen: Vec<(Lineage, Option<(String, Hit)>)> = Vec::new();
         let mut roots: HashSet<(String, String)> = HashSet::new();
         if let Some((home, root, _)) = &title {
             roots.insert((home.clone(), root.clone()));
