@@ -191,7 +191,7 @@ CREATE TEMP TABLE IF NOT EXISTS hermes_push_sessions (
     title text, archived bigint
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS hermes_push_messages (
-    id bigint, session_id text, role text, content text, content_json boolean,
+    id bigint, session_id text, source text, role text, content text, content_json boolean,
     tool_call_id text, tool_calls text, tool_name text, \"timestamp\" double precision,
     active bigint, compacted bigint, words text, cjk text, changed boolean
 ) ON COMMIT DELETE ROWS;
@@ -200,11 +200,14 @@ CREATE TEMP TABLE IF NOT EXISTS hermes_push_messages (
 const SESSION_COLUMNS: &str = "id, source, user_id, model, parent_session_id, started_at, ended_at, \
     end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, archived";
 
-const MESSAGE_COLUMNS: &str = "id, session_id, role, content, tool_call_id, tool_calls, tool_name, \
-    timestamp, active, compacted";
+/// The message columns read, with the session's source (`m` is messages, `s` sessions).
+const MESSAGE_COLUMNS: &str = "m.id, m.session_id, m.role, m.content, m.tool_call_id, m.tool_calls, \
+    m.tool_name, m.timestamp, m.active, m.compacted, s.source";
+const MESSAGE_FROM: &str = "messages m LEFT JOIN sessions s ON s.id = m.session_id";
 
-const MESSAGE_TYPES: [Type; 14] = [
+const MESSAGE_TYPES: [Type; 15] = [
     Type::INT8,
+    Type::TEXT,
     Type::TEXT,
     Type::TEXT,
     Type::TEXT,
@@ -332,7 +335,7 @@ fn send(
         let mut writer = BinaryCopyInWriter::new(sink, &MESSAGE_TYPES);
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE id > ?1 AND id <= ?2 ORDER BY id"
+                "SELECT {MESSAGE_COLUMNS} FROM {MESSAGE_FROM} WHERE m.id > ?1 AND m.id <= ?2 ORDER BY m.id"
             ))
             .map_err(local)?;
         let mut rows = stmt.query((watermark, mark.max_id)).map_err(local)?;
@@ -344,7 +347,7 @@ fn send(
         }
         let mut one = conn
             .prepare(&format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?1"
+                "SELECT {MESSAGE_COLUMNS} FROM {MESSAGE_FROM} WHERE m.id = ?1"
             ))
             .map_err(local)?;
         for id in logged {
@@ -382,15 +385,17 @@ fn send(
     .map_err(query("writing sessions"))?;
     let insert = |changed: bool| {
         format!(
-            "INSERT INTO hermes.messages (home_id, owner, id, session_id, role, content, content_json,
-                tool_call_id, tool_calls, tool_name, \"timestamp\", active, compacted, fts, cjk)
-             SELECT $1::text::uuid, $2, id, session_id, role, content, content_json, tool_call_id,
+            "INSERT INTO hermes.messages (home_id, owner, id, session_id, source, role, content,
+                content_json, tool_call_id, tool_calls, tool_name, \"timestamp\", active, compacted,
+                fts, cjk)
+             SELECT $1::text::uuid, $2, id, session_id, source, role, content, content_json, tool_call_id,
                 tool_calls, tool_name, \"timestamp\", active, compacted,
                 to_tsvector('simple', words), to_tsvector('simple', cjk)
              FROM hermes_push_messages WHERE changed = {changed}
              ON CONFLICT (home_id, id) DO {}",
             if changed {
                 "UPDATE SET owner = EXCLUDED.owner, session_id = EXCLUDED.session_id,
+                 source = EXCLUDED.source,
                  role = EXCLUDED.role, content = EXCLUDED.content,
                  content_json = EXCLUDED.content_json, tool_call_id = EXCLUDED.tool_call_id,
                  tool_calls = EXCLUDED.tool_calls, tool_name = EXCLUDED.tool_name,
@@ -500,6 +505,7 @@ impl SessionValues {
 struct MessageValues {
     id: i64,
     session_id: Option<String>,
+    source: Option<String>,
     role: Option<String>,
     content: Option<String>,
     content_json: bool,
@@ -539,6 +545,7 @@ impl MessageValues {
         Ok(MessageValues {
             id: row.get(0)?,
             session_id: text(row.get(1)?),
+            source: text(row.get(10)?),
             role: text(row.get(2)?),
             content,
             content_json,
@@ -554,10 +561,11 @@ impl MessageValues {
         })
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 15] {
         [
             &self.id,
             &self.session_id,
+            &self.source,
             &self.role,
             &self.content,
             &self.content_json,

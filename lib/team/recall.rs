@@ -9,13 +9,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use postgres::Client;
 use rusqlite::types::Value as SqlValue;
 use serde_json::{Map, Value, json};
 
 use super::connect::Store;
 use super::error::{Error, Result, query};
-use super::view::{self, real, text};
+use super::view::{self, Conn, real, text};
 use super::words::{self, Cut};
 
 use super::{schema, snippet};
@@ -50,7 +49,7 @@ type Lineage = (String, String);
 
 /// A store open for recall, and the per-call caches of session rows and lineage roots.
 pub struct TeamRecall {
-    client: Client,
+    client: Conn,
     scope: Scope,
     /// The caller's home, when it was ever pushed: `current` lives there.
     my_home: Option<String>,
@@ -70,7 +69,7 @@ impl TeamRecall {
             )
             .map_err(query("setting the scope"))?;
         Ok(TeamRecall {
-            client,
+            client: Conn::new(client),
             scope,
             my_home,
             sessions: HashMap::new(),
@@ -261,20 +260,15 @@ impl TeamRecall {
         }
         for ((_, root), hit) in seen {
             let Some((home, hit)) = hit else { continue };
-            let Ok(view) = view::anchored(&mut self.client, &home, &hit.session_id, hit.id, 5, 3)
+            let Ok((view, text)) =
+                view::anchored(&mut self.client, &home, &hit.session_id, hit.id, 5, 3)
             else {
                 continue;
             };
             let meta = self.session(&home, &root);
             let snippet = match &plan {
-                Plan::Words { terms, .. } => snippet::word_snippet(
-                    &view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default(),
-                    terms,
-                ),
-                Plan::Bigrams { terms, .. } => crate::recall::snippet::cjk_snippet(
-                    &view::indexed_text(&mut self.client, &home, hit.id).unwrap_or_default(),
-                    terms,
-                ),
+                Plan::Words { terms, .. } => snippet::word_snippet(&text, terms),
+                Plan::Bigrams { terms, .. } => crate::recall::snippet::cjk_snippet(&text, terms),
                 Plan::Like { first, .. } => snippet::like_snippet(
                     &view::content(&mut self.client, &home, hit.id).unwrap_or_default(),
                     first,
@@ -399,8 +393,9 @@ impl TeamRecall {
             live.tail.clone()
         };
         let anchor = live.head.first().map(|m| m.id);
-        let anchored =
-            anchor.and_then(|a| view::anchored(&mut self.client, &home, &session_id, a, 5, 3).ok());
+        let anchored = anchor
+            .and_then(|a| view::anchored(&mut self.client, &home, &session_id, a, 5, 3).ok())
+            .map(|(v, _)| v);
         let title = meta
             .as_ref()
             .map(|m| &m.title)

@@ -72,6 +72,9 @@ CREATE TABLE hermes.messages (
     id bigint NOT NULL,
     owner text NOT NULL,
     session_id text NOT NULL,
+    -- The session's source, copied: upstream never changes it, and the search filters on
+    -- it before ranking without joining sessions.
+    source text,
     role text,
     content text,
     content_json boolean NOT NULL DEFAULT false,
@@ -189,17 +192,24 @@ BEGIN
             ELSE 'rank DESC, m.home_id, m.id'
         END;
     END IF;
+    -- One owner (the usual `me`): an equality the (owner, fts) index can use.
     RETURN QUERY EXECUTE format(
-        'SELECT m.home_id, m.id, m.session_id, m.role, s.source, s.model, s.started_at, %s AS rank
-         FROM hermes.messages m
+        'WITH top AS (
+             SELECT m.home_id, m.id, m.session_id, m.role, m."timestamp", %s AS rank
+             FROM hermes.messages m
+             WHERE %s AND %s
+               AND (m.active = 1 OR m.compacted = 1)
+               AND (cardinality($4) = 0 OR m.role = ANY ($4))
+               AND (m.source IS NULL OR NOT (m.source = ANY ($5)))
+             ORDER BY %s
+             LIMIT $6)
+         SELECT m.home_id, m.id, m.session_id, m.role, s.source, s.model, s.started_at, m.rank
+         FROM top m
          JOIN hermes.sessions s ON s.home_id = m.home_id AND s.id = m.session_id
-         WHERE m.owner = ANY ($1) AND %s
-           AND (m.active = 1 OR m.compacted = 1)
-           AND (cardinality($4) = 0 OR m.role = ANY ($4))
-           AND (s.source IS NULL OR NOT (s.source = ANY ($5)))
-         ORDER BY %s
-         LIMIT $6',
-        ranked, matched, ordered)
+         ORDER BY %s',
+        ranked,
+        CASE WHEN cardinality(owners) = 1 THEN 'm.owner = ($1)[1]' ELSE 'm.owner = ANY ($1)' END,
+        matched, ordered, ordered)
     USING owners, q_words, q_cjk, roles, exclude_sources, lim;
 END
 $$;

@@ -2,7 +2,10 @@
 //! [`crate::recall::view`] gives them locally, so the answers are built by the same code.
 //! Every read names the home: session ids are only unique within one.
 
-use postgres::{Client, Row};
+use std::collections::HashMap;
+
+use postgres::types::ToSql;
+use postgres::{Client, Row, Statement};
 use rusqlite::types::Value as SqlValue;
 
 use crate::recall::store::SessionMeta;
@@ -11,6 +14,52 @@ use crate::recall::view::{
 };
 
 use super::push::JSON_PREFIX;
+
+/// A connection that prepares each statement once: a statement prepared on the fly costs a
+/// second round trip every time, and a discover runs a couple of dozen small ones.
+pub struct Conn {
+    pub client: Client,
+    cache: HashMap<String, Statement>,
+}
+
+type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+
+impl Conn {
+    pub fn new(client: Client) -> Conn {
+        Conn {
+            client,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.cache.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql)?;
+        self.cache.insert(sql.to_string(), s.clone());
+        Ok(s)
+    }
+
+    pub fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query(&s, params)
+    }
+
+    pub fn query_opt(
+        &mut self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Option<Row>, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query_opt(&s, params)
+    }
+
+    pub fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, postgres::Error> {
+        let s = self.statement(sql)?;
+        self.client.query_one(&s, params)
+    }
+}
 
 const COLUMNS: &str =
     "id, role, content, content_json, \"timestamp\", tool_name, tool_calls, tool_call_id";
@@ -44,7 +93,7 @@ fn message(row: &Row) -> Message {
 
 /// `get_session` in a home; `None` when missing or not visible.
 pub fn session(
-    client: &mut Client,
+    client: &mut Conn,
     home: &str,
     id: &str,
 ) -> Result<Option<SessionMeta>, postgres::Error> {
@@ -65,7 +114,7 @@ pub fn session(
 
 /// `get_messages_around` (see [`crate::recall::view::around`]).
 pub fn around(
-    client: &mut Client,
+    client: &mut Conn,
     home: &str,
     session_id: &str,
     anchor: i64,
@@ -111,67 +160,94 @@ pub fn around(
     })
 }
 
-/// `get_anchored_view` (see [`crate::recall::view::anchored`]). A bookend needs text
-/// content: list or dict content never makes one, as locally.
+/// `get_anchored_view` (see [`crate::recall::view::anchored`]), in one statement: the
+/// window's rows before and after the anchor, then the bookends beyond them. A bookend needs
+/// text content: list or dict content never makes one, as locally. Also returns the
+/// anchor's indexed text (content, tool name, tool calls), for its snippet.
 pub fn anchored(
-    client: &mut Client,
+    client: &mut Conn,
     home: &str,
     session_id: &str,
     anchor: i64,
     window: i64,
     bookend: i64,
-) -> Result<AnchoredView, postgres::Error> {
-    let raw = around(client, home, session_id, anchor, window)?;
-    let (Some(first), Some(last)) = (raw.rows.first(), raw.rows.last()) else {
-        return Ok(AnchoredView::default());
-    };
-    let (min_id, max_id) = (first.id, last.id);
-    let mut bookend_start: Vec<Message> = client
-        .query(
-            &format!(
-                "SELECT {COLUMNS} FROM hermes.messages WHERE home_id = $1::text::uuid AND session_id = $2
-                 AND id < $3 AND role IN ('user', 'assistant') AND NOT content_json
-                 AND length(content) > 0 ORDER BY id LIMIT $4"
-            ),
-            &[&home, &session_id, &min_id, &bookend.max(0)],
-        )?
-        .iter()
-        .map(message)
-        .collect();
-    let mut bookend_end: Vec<Message> = client
-        .query(
-            &format!(
-                "SELECT {COLUMNS} FROM hermes.messages WHERE home_id = $1::text::uuid AND session_id = $2
-                 AND id > $3 AND role IN ('user', 'assistant') AND NOT content_json
-                 AND length(content) > 0 ORDER BY id DESC LIMIT $4"
-            ),
-            &[&home, &session_id, &max_id, &bookend.max(0)],
-        )?
-        .iter()
-        .map(message)
-        .collect();
-    bookend_end.reverse();
-    if bookend <= 0 {
-        bookend_start.clear();
-        bookend_end.clear();
+) -> Result<(AnchoredView, String), postgres::Error> {
+    const SQL: &str = "
+        WITH a AS (SELECT id FROM hermes.messages
+                   WHERE home_id = $1::text::uuid AND session_id = $2 AND id = $3),
+        b AS (SELECT m.id FROM hermes.messages m, a
+              WHERE m.home_id = $1::text::uuid AND m.session_id = $2 AND m.id <= $3
+              ORDER BY m.id DESC LIMIT $4::bigint + 1),
+        f AS (SELECT m.id FROM hermes.messages m, a
+              WHERE m.home_id = $1::text::uuid AND m.session_id = $2 AND m.id > $3
+              ORDER BY m.id LIMIT $4::bigint),
+        w AS (SELECT id FROM b UNION ALL SELECT id FROM f),
+        s AS (SELECT m.id FROM hermes.messages m
+              WHERE m.home_id = $1::text::uuid AND m.session_id = $2
+                AND m.id < (SELECT min(id) FROM w) AND m.role IN ('user', 'assistant')
+                AND NOT m.content_json AND length(m.content) > 0
+              ORDER BY m.id LIMIT $5::bigint),
+        e AS (SELECT m.id FROM hermes.messages m
+              WHERE m.home_id = $1::text::uuid AND m.session_id = $2
+                AND m.id > (SELECT max(id) FROM w) AND m.role IN ('user', 'assistant')
+                AND NOT m.content_json AND length(m.content) > 0
+              ORDER BY m.id DESC LIMIT $5::bigint),
+        parts AS (SELECT 1 AS part, id FROM s UNION ALL SELECT 2, id FROM b
+                  UNION ALL SELECT 3, id FROM f UNION ALL SELECT 4, id FROM e)
+        SELECT m.id, m.role, m.content, m.content_json, m.\"timestamp\", m.tool_name,
+               m.tool_calls, m.tool_call_id, p.part
+        FROM parts p JOIN hermes.messages m ON m.home_id = $1::text::uuid AND m.id = p.id
+        ORDER BY p.part, m.id";
+    let rows = client.query(
+        SQL,
+        &[&home, &session_id, &anchor, &window.max(0), &bookend.max(0)],
+    )?;
+    let mut view = AnchoredView::default();
+    let mut raw = Vec::new();
+    let mut text = String::new();
+    for row in &rows {
+        let part: i32 = row.get(8);
+        let m = message(row);
+        if m.id == anchor && part == 2 {
+            let content: Option<String> = row.get(2);
+            let json: bool = row.get(3);
+            let name: Option<String> = row.get(5);
+            let calls: Option<String> = row.get(6);
+            text = format!(
+                "{}{} {} {}",
+                if json { JSON_PREFIX } else { "" },
+                content.unwrap_or_default(),
+                name.unwrap_or_default(),
+                calls.unwrap_or_default()
+            );
+        }
+        match part {
+            1 => view.bookend_start.push(m),
+            2 => {
+                view.before += 1;
+                raw.push(m)
+            }
+            3 => {
+                view.after += 1;
+                raw.push(m)
+            }
+            _ => view.bookend_end.push(m),
+        }
     }
-    let window = raw
-        .rows
+    if raw.is_empty() {
+        return Ok((AnchoredView::default(), text));
+    }
+    view.before = view.before.saturating_sub(1);
+    view.window = raw
         .into_iter()
         .filter(|m| m.id == anchor || m.role_is("user") || m.role_is("assistant"))
         .collect();
-    Ok(AnchoredView {
-        window,
-        before: raw.before,
-        after: raw.after,
-        bookend_start,
-        bookend_end,
-    })
+    Ok((view, text))
 }
 
 /// The live transcript (see [`crate::recall::view::transcript`]).
 pub fn transcript(
-    client: &mut Client,
+    client: &mut Conn,
     home: &str,
     session_id: &str,
     head: usize,
@@ -219,7 +295,7 @@ pub fn transcript(
 }
 
 /// A message's indexed text (content, tool name, tool calls), for its snippet.
-pub fn indexed_text(client: &mut Client, home: &str, id: i64) -> Result<String, postgres::Error> {
+pub fn indexed_text(client: &mut Conn, home: &str, id: i64) -> Result<String, postgres::Error> {
     let row = client.query_opt(
         "SELECT content, content_json, tool_name, tool_calls FROM hermes.messages
          WHERE home_id = $1::text::uuid AND id = $2",
@@ -242,7 +318,7 @@ pub fn indexed_text(client: &mut Client, home: &str, id: i64) -> Result<String, 
 
 /// A message's content as stored locally (list or dict content behind its prefix), for the
 /// LIKE scan's snippet.
-pub fn content(client: &mut Client, home: &str, id: i64) -> Result<String, postgres::Error> {
+pub fn content(client: &mut Conn, home: &str, id: i64) -> Result<String, postgres::Error> {
     let row = client.query_opt(
         "SELECT content, content_json FROM hermes.messages WHERE home_id = $1::text::uuid AND id = $2",
         &[&home, &id],
