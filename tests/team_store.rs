@@ -563,3 +563,38 @@ fn init_is_repeatable_and_export_after_id_lists_new_messages() {
         ]
     );
 }
+
+#[test]
+fn pushes_from_cron_at_once_send_each_row_once() {
+    let cluster = Cluster::start();
+    init(&cluster, None);
+    let url = cluster.url(ADMIN);
+    let home = fixture_home();
+    let runs: Vec<std::process::Child> = (0..3)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_hermes-index"))
+                .env("HERMES_HOME", home.path())
+                .args(["--store", &url, "--format", "json", "push"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let mut sent = 0;
+    for run in runs {
+        let out = run.wait_with_output().expect("wait");
+        let report = json_out(&out);
+        sent += report["messages"].as_i64().unwrap_or(-1);
+    }
+    // One identity, minted by whichever run came first; the rows went in once.
+    let homes = counts(&cluster);
+    assert_eq!(sent, 14);
+    assert_eq!(homes.len(), 1);
+    assert_eq!((homes[0].1, homes[0].2), (14, 5));
+    let again = push(home.path(), &url);
+    assert_eq!(
+        (&again["messages"], &again["sessions"]),
+        (&json!(0), &json!(0))
+    );
+}

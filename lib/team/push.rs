@@ -28,6 +28,7 @@ use super::error::{Error, Result, query};
 use super::identity::{self, Origin};
 use super::schema;
 use super::words;
+use crate::io::lock::FileLock;
 use crate::sessions::{Access, Db};
 
 /// The prefix Python Hermes stores list or dict content behind; PostgreSQL text cannot
@@ -62,6 +63,13 @@ pub fn push(
 ) -> Result<Report> {
     let started = Instant::now();
     schema::require_current(&mut store.client)?;
+    // One push of a home at a time on this machine: two first pushes started together
+    // would otherwise mint two identities. A later run waits, then finds nothing new.
+    let lock_path = root.join(format!("{}.lock", identity::FILE));
+    let _lock = FileLock::acquire(&lock_path).map_err(|e| Error::Identity {
+        path: lock_path.display().to_string(),
+        reason: e.to_string(),
+    })?;
     let (identity, origin) = identity::resolve(root)?;
     let mut db = Db::open(state_db, Access::ReadWrite)?;
     let mark = db.write(|tx| {
