@@ -217,6 +217,20 @@ mod tests {
     }
 
     #[test]
+    fn tls_builds_from_the_webpki_roots_and_refuses_a_missing_ca_file() {
+        assert!(tls(&env(&[])).is_ok());
+        let missing = tls(&env(&[("PGSSLROOTCERT", "/nonexistent/ca.pem")]));
+        let message = match missing {
+            Err(e) => e.to_string(),
+            Ok(_) => String::new(),
+        };
+        assert!(
+            message.starts_with("team store TLS setup: /nonexistent/ca.pem: "),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn the_target_never_shows_the_password() {
         let c = config("postgresql://carol:hunter2@h:1/d", &env(&[])).expect("config");
         assert!(!target(&c).0.contains("hunter2"));
