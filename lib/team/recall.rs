@@ -26,6 +26,10 @@ use crate::recall::store::{SessionMeta, sql_json, sql_truthy};
 use crate::recall::{Args, HIDDEN_SOURCES, error, sanitize, when};
 use crate::sessions::cjk;
 
+/// How many of the ranked rows have their sessions read up front (discover rarely looks
+/// further before it has its lineages).
+const PREFETCH: usize = 50;
+
 /// Whose sessions a search sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
@@ -85,6 +89,44 @@ impl TeamRecall {
         let row = view::session(&mut self.client, home, id).ok().flatten();
         self.sessions.insert(key, row.clone());
         row
+    }
+
+    /// Reads the rows of `keys` not cached yet, in one statement.
+    fn prefetch(&mut self, keys: &[(String, String)]) {
+        let missing: HashSet<&(String, String)> = keys
+            .iter()
+            .filter(|k| !self.sessions.contains_key(*k))
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let (homes, ids): (Vec<&str>, Vec<&str>) = missing
+            .iter()
+            .map(|(h, i)| (h.as_str(), i.as_str()))
+            .unzip();
+        let Ok(rows) = self.client.query(
+            "SELECT s.home_id::text, s.id, s.source, s.model, s.title, s.started_at, s.parent_session_id
+             FROM unnest($1::text[], $2::text[]) AS k(home, id)
+             JOIN hermes.sessions s ON s.home_id = k.home::uuid AND s.id = k.id",
+            &[&homes, &ids],
+        ) else {
+            return;
+        };
+        let mut found: HashMap<(String, String), Option<SessionMeta>> =
+            missing.into_iter().map(|k| (k.clone(), None)).collect();
+        for r in rows {
+            let key: (String, String) = (r.get(0), r.get(1));
+            let meta = SessionMeta {
+                id: key.1.clone(),
+                source: text(r.get(2)),
+                model: text(r.get(3)),
+                title: text(r.get(4)),
+                started_at: real(r.get(5)),
+                parent_session_id: r.get(6),
+            };
+            found.insert(key, Some(meta));
+        }
+        self.sessions.extend(found);
     }
 
     /// `_resolve_to_parent` within one home.
@@ -227,7 +269,15 @@ impl TeamRecall {
         let (interactive, demoted): (Vec<_>, Vec<_>) = hits.into_iter().partition(|(_, hit)| {
             !matches!(&hit.source, SqlValue::Text(s) if DEMOTED_SOURCES.contains(&s.as_str()))
         });
-        for (home, hit) in interactive.into_iter().chain(demoted) {
+        let ordered: Vec<(String, Hit)> = interactive.into_iter().chain(demoted).collect();
+        // The sessions the first rows belong to, in one statement rather than one each.
+        let wanted: Vec<(String, String)> = ordered
+            .iter()
+            .take(PREFETCH)
+            .map(|(home, hit)| (home.clone(), hit.session_id.clone()))
+            .collect();
+        self.prefetch(&wanted);
+        for (home, hit) in ordered {
             if seen.len() >= limit {
                 break;
             }
@@ -349,27 +399,27 @@ impl TeamRecall {
             .replace('%', "\\%")
             .replace('_', "\\_");
         let mine = self.my_home.clone().unwrap_or_default();
-        let numbered = self
+        // SQLite's LIKE folds ASCII letters only; `translate` does the same, and an index
+        // on that expression serves the prefix. The newest continuation wins, else the exact
+        // title; the caller's own home breaks ties.
+        let found = self
             .client
             .query_opt(
-                "SELECT home_id::text, id FROM hermes.sessions WHERE title IS NOT NULL
-                 AND title ILIKE $1 ESCAPE '\\' ORDER BY started_at DESC, (home_id::text = $2) DESC, home_id LIMIT 1",
-                &[&format!("{escaped} #%"), &mine],
+                "(SELECT home_id::text, id, 0 AS pri FROM hermes.sessions
+                  WHERE title IS NOT NULL AND translate(title, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ESCAPE '\\'
+                  ORDER BY started_at DESC, (home_id::text = $3) DESC, home_id LIMIT 1)
+                 UNION ALL
+                 (SELECT home_id::text, id, 1 FROM hermes.sessions WHERE title = $2
+                  ORDER BY (home_id::text = $3) DESC, home_id LIMIT 1)
+                 ORDER BY pri LIMIT 1",
+                &[
+                    &format!("{} #%", escaped.to_ascii_lowercase()),
+                    &wanted,
+                    &mine,
+                ],
             )
             .ok()
-            .flatten();
-        let found = match numbered {
-            Some(r) => r,
-            None => self
-                .client
-                .query_opt(
-                    "SELECT home_id::text, id FROM hermes.sessions WHERE title = $1
-                     ORDER BY (home_id::text = $2) DESC, home_id LIMIT 1",
-                    &[&wanted, &mine],
-                )
-                .ok()
-                .flatten()?,
-        };
+            .flatten()?;
         let (home, session_id): (String, String) = (found.get(0), found.get(1));
         let root = self.root_of(&home, &session_id);
         if current_root.is_some_and(|(h, c)| *h == home && !c.is_empty() && *c == root) {

@@ -65,6 +65,10 @@ CREATE TABLE hermes.sessions (
     PRIMARY KEY (home_id, id)
 );
 CREATE INDEX sessions_title ON hermes.sessions (title) WHERE title IS NOT NULL;
+-- The title match's "<title> #N" prefix, ASCII-case-insensitive as SQLite's LIKE.
+CREATE INDEX sessions_title_folded ON hermes.sessions
+    (translate(title, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') text_pattern_ops)
+    WHERE title IS NOT NULL;
 CREATE INDEX sessions_started ON hermes.sessions (owner, started_at DESC);
 
 CREATE TABLE hermes.messages (
