@@ -50,6 +50,9 @@ enum Command {
         /// The owner name to push as [default: the database role]
         #[arg(long, value_name = "NAME")]
         owner: Option<String>,
+        /// New message ids per store transaction (tests and benchmarks)
+        #[arg(long, hide = true, default_value_t = team::push::CHUNK)]
+        chunk: i64,
     },
     /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
     Ingest {
@@ -286,9 +289,14 @@ fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exi
                 )
             })?;
         }
-        Command::Push { owner } => {
-            let report =
-                team::push::push(&mut store, home.root(), &home.state_db(), owner.as_deref())?;
+        Command::Push { owner, chunk } => {
+            let report = team::push::push(
+                &mut store,
+                home.root(),
+                &home.state_db(),
+                owner.as_deref(),
+                *chunk,
+            )?;
             emit(&mut out, format, &report, || {
                 format!(
                     "pushed home {} to {}: {} sessions, {} new messages, {} changed, {} deleted ({:.2}s)",

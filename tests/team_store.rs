@@ -598,3 +598,53 @@ fn pushes_from_cron_at_once_send_each_row_once() {
         (&json!(0), &json!(0))
     );
 }
+
+#[test]
+fn an_interrupted_push_keeps_its_committed_chunks_and_the_next_one_resumes() {
+    let cluster = Cluster::start();
+    init(&cluster, None);
+    let url = cluster.url(ADMIN);
+    let home = fixture_home();
+    // The store refuses message 12, as a server going away half way would.
+    cluster
+        .admin()
+        .batch_execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+                 $$ BEGIN IF NEW.id = 12 THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+             CREATE TRIGGER refuse BEFORE INSERT ON hermes.messages FOR EACH ROW EXECUTE FUNCTION refuse();",
+        )
+        .expect("trigger");
+    let out = index(home.path(), &url)
+        .args(["push", "--chunk", "5"])
+        .output()
+        .expect("push");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(counts(&cluster)[0].1, 10);
+    let watermark: i64 = cluster
+        .admin()
+        .query_one("SELECT watermark FROM hermes.homes", &[])
+        .expect("watermark")
+        .get(0);
+    assert_eq!(watermark, 10);
+
+    cluster
+        .admin()
+        .batch_execute("DROP TRIGGER refuse ON hermes.messages")
+        .expect("drop");
+    let report = json_out(
+        &index(home.path(), &url)
+            .args(["push", "--chunk", "5"])
+            .output()
+            .expect("push"),
+    );
+    assert_eq!(
+        (
+            &report["messages"],
+            &report["sessions"],
+            &report["watermark"]
+        ),
+        (&json!(4), &json!(0), &json!(14))
+    );
+    let homes = counts(&cluster);
+    assert_eq!((homes[0].1, homes[0].2), (14, 5));
+}

@@ -54,12 +54,14 @@ pub struct Report {
     pub seconds: f64,
 }
 
-/// Pushes the home at `root` (its store at `state_db`) as `owner` (default: the role).
+/// Pushes the home at `root` (its store at `state_db`) as `owner` (default: the role), at
+/// most `chunk` new message ids per store transaction ([`CHUNK`] unless testing).
 pub fn push(
     store: &mut Store,
     root: &Path,
     state_db: &Path,
     owner: Option<&str>,
+    chunk: i64,
 ) -> Result<Report> {
     let started = Instant::now();
     schema::require_current(&mut store.client)?;
@@ -77,36 +79,31 @@ pub fn push(
             .map_err(|e| crate::sessions::Error::sql(state_db, "marking the change log", e))
     })?;
 
-    let mut tx = store
-        .client
-        .transaction()
-        .map_err(query("starting the push"))?;
     let owner: String = match owner {
         Some(o) => o.to_string(),
-        None => tx
+        None => store
+            .client
             .query_one("SELECT session_user::text", &[])
             .map_err(query("reading the role"))?
             .get(0),
     };
     let home_id = parse_uuid(&identity.home_id)?;
-    let (watermark, complete) = register(&mut tx, &home_id, &owner)?;
 
-    // One read snapshot of state.db for everything sent.
+    // One read snapshot of state.db for everything sent, over as many store transactions
+    // as the new rows need.
     let conn = db.conn();
     conn.execute_batch("BEGIN")
         .map_err(|e| crate::sessions::Error::sql(state_db, "starting a read", e))?;
-    let sent = send(&mut tx, conn, &home_id, &owner, watermark, complete, mark);
+    let sent = send_all(
+        &mut store.client,
+        conn,
+        &home_id,
+        &owner,
+        mark,
+        chunk.max(1),
+    );
     let _ = conn.execute_batch("COMMIT");
     let mut report = sent?;
-
-    let new_watermark = watermark.max(mark.max_id);
-    tx.execute(
-        "UPDATE hermes.homes SET watermark = $2, sessions_complete = true, pushed_at = now(), owner = $3
-         WHERE home_id = $1::text::uuid",
-        &[&home_id, &new_watermark, &owner],
-    )
-    .map_err(query("moving the watermark"))?;
-    tx.commit().map_err(query("committing the push"))?;
 
     db.write(|tx| {
         changes::forget(tx, mark.seq)
@@ -116,7 +113,6 @@ pub fn push(
     report.home_id = identity.home_id;
     report.identity = origin;
     report.owner = owner;
-    report.watermark = new_watermark;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -255,16 +251,67 @@ fn local(e: rusqlite::Error) -> Error {
     })
 }
 
-/// Copies and applies everything this push sends.
+/// The most new messages one store transaction carries: a first push of a large home that
+/// is interrupted keeps the chunks it committed, and the next run goes on from there.
+pub const CHUNK: i64 = 50_000;
+
+/// Sends the home in chunks of new messages, each in its own transaction that moves the
+/// watermark; the first also carries the sessions and the logged changes.
+fn send_all(
+    client: &mut postgres::Client,
+    conn: &Connection,
+    home: &HomeId,
+    owner: &str,
+    mark: Mark,
+    chunk: i64,
+) -> Result<Report> {
+    let mut total: Option<Report> = None;
+    loop {
+        let mut tx = client.transaction().map_err(query("starting the push"))?;
+        let (watermark, complete) = register(&mut tx, home, owner)?;
+        let to = mark
+            .max_id
+            .min(watermark.saturating_add(chunk))
+            .max(watermark);
+        let first = total.is_none().then_some((complete, mark.seq));
+        let part = send(&mut tx, conn, home, owner, (watermark, to), first)?;
+        tx.execute(
+            "UPDATE hermes.homes SET watermark = $2, sessions_complete = true, pushed_at = now(),
+                 owner = $3
+             WHERE home_id = $1::text::uuid",
+            &[home, &to, &owner],
+        )
+        .map_err(query("moving the watermark"))?;
+        tx.commit().map_err(query("committing the push"))?;
+        let report = match total.take() {
+            None => part,
+            Some(mut sum) => {
+                sum.messages += part.messages;
+                sum.watermark = part.watermark;
+                sum
+            }
+        };
+        let done = to >= mark.max_id;
+        total = Some(report);
+        if done {
+            break;
+        }
+    }
+    total.ok_or_else(|| Error::Refused("nothing was sent".into()))
+}
+
+/// Copies and applies one transaction's share: the new messages with ids in `range`
+/// (exclusive, inclusive], and with `first` (whether the store has the home's sessions, the
+/// log's mark) the sessions and the logged changes.
 fn send(
     tx: &mut Transaction<'_>,
     conn: &Connection,
     home: &HomeId,
     owner: &str,
-    watermark: i64,
-    complete: bool,
-    mark: Mark,
+    range: (i64, i64),
+    first: Option<(bool, i64)>,
 ) -> Result<Report> {
+    let (watermark, to) = range;
     tx.batch_execute(STAGE)
         .map_err(query("creating the staging tables"))?;
     let mut report = Report {
@@ -276,15 +323,16 @@ fn send(
         messages: 0,
         messages_changed: 0,
         messages_deleted: 0,
-        watermark,
+        watermark: to,
         seconds: 0.0,
     };
 
-    // Sessions: all of them on a home's first complete push, else those logged.
-    let session_ids: Option<Vec<String>> = if complete {
-        Some(changes::logged(conn, "s", mark.seq).map_err(local)?)
-    } else {
-        None
+    // Sessions: all of them on a home's first complete push, else those logged; none in
+    // the later chunks.
+    let session_ids: Option<Vec<String>> = match first {
+        Some((false, _)) => None,
+        Some((true, seq)) => Some(changes::logged(conn, "s", seq).map_err(local)?),
+        None => Some(Vec::new()),
     };
     let mut gone_sessions = Vec::new();
     {
@@ -329,12 +377,15 @@ fn send(
     }
 
     // Messages: the new ones above the watermark, then the logged ones at or below it.
-    let logged: Vec<i64> = changes::logged(conn, "m", mark.seq)
-        .map_err(local)?
-        .iter()
-        .filter_map(|k| k.parse::<i64>().ok())
-        .filter(|&id| id <= watermark)
-        .collect();
+    let logged: Vec<i64> = match first {
+        Some((_, seq)) => changes::logged(conn, "m", seq)
+            .map_err(local)?
+            .iter()
+            .filter_map(|k| k.parse::<i64>().ok())
+            .filter(|&id| id <= watermark)
+            .collect(),
+        None => Vec::new(),
+    };
     let mut gone_messages: Vec<i64> = Vec::new();
     {
         let sink = tx
@@ -346,7 +397,7 @@ fn send(
                 "SELECT {MESSAGE_COLUMNS} FROM {MESSAGE_FROM} WHERE m.id > ?1 AND m.id <= ?2 ORDER BY m.id"
             ))
             .map_err(local)?;
-        let mut rows = stmt.query((watermark, mark.max_id)).map_err(local)?;
+        let mut rows = stmt.query((watermark, to)).map_err(local)?;
         while let Some(row) = rows.next().map_err(local)? {
             let v = MessageValues::read(row, false).map_err(local)?;
             writer

@@ -13,7 +13,7 @@ use rusqlite::types::Value as SqlValue;
 use serde_json::{Map, Value, json};
 
 use super::connect::Store;
-use super::error::{Error, Result, query};
+use super::error::{Result, query};
 use super::view::{self, Conn, real, text};
 use super::words::{self, Cut};
 
@@ -877,13 +877,4 @@ pub fn open(url: &str, scope: Scope, home_root: &std::path::Path) -> Result<Team
         .and_then(|b| serde_json::from_slice::<super::identity::Identity>(&b).ok())
         .map(|i| i.home_id);
     TeamRecall::new(store, scope, my_home)
-}
-
-impl From<postgres::Error> for Error {
-    fn from(source: postgres::Error) -> Error {
-        Error::Query {
-            context: "reading".into(),
-            source,
-        }
-    }
 }

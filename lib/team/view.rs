@@ -294,28 +294,6 @@ pub fn transcript(
     })
 }
 
-/// A message's indexed text (content, tool name, tool calls), for its snippet.
-pub fn indexed_text(client: &mut Conn, home: &str, id: i64) -> Result<String, postgres::Error> {
-    let row = client.query_opt(
-        "SELECT content, content_json, tool_name, tool_calls FROM hermes.messages
-         WHERE home_id = $1::text::uuid AND id = $2",
-        &[&home, &id],
-    )?;
-    Ok(row.map_or_else(String::new, |r| {
-        let content: Option<String> = r.get(0);
-        let json: bool = r.get(1);
-        let name: Option<String> = r.get(2);
-        let calls: Option<String> = r.get(3);
-        format!(
-            "{}{} {} {}",
-            if json { JSON_PREFIX } else { "" },
-            content.unwrap_or_default(),
-            name.unwrap_or_default(),
-            calls.unwrap_or_default()
-        )
-    }))
-}
-
 /// A message's content as stored locally (list or dict content behind its prefix), for the
 /// LIKE scan's snippet.
 pub fn content(client: &mut Conn, home: &str, id: i64) -> Result<String, postgres::Error> {
