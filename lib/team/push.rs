@@ -2,15 +2,16 @@
 //!
 //! 1. The home's identity ([`super::identity`]) and, in a short `state.db` write
 //!    transaction, the change log's mark ([`super::changes::mark`]).
-//! 2. In one store transaction: the home is registered (or found, locked), and its
-//!    watermark read; messages above the watermark and up to the mark are copied (binary
-//!    COPY) into a staging table and inserted with `ON CONFLICT DO NOTHING`; logged
-//!    messages and sessions are re-sent (upserted) or deleted; the watermark moves to the
-//!    mark. All or nothing: a push that fails half way leaves the store as it was.
+//! 2. In store transactions of at most [`CHUNK`] new message ids each: the home is
+//!    registered (or found, its row locked) and its watermark read; messages above the
+//!    watermark are copied (binary COPY) into a staging table and inserted with
+//!    `ON CONFLICT DO NOTHING`, and the watermark moves in the same transaction. The first
+//!    transaction also re-sends (upserts) or deletes the logged sessions and messages.
 //! 3. The log entries sent are forgotten.
 //!
-//! So a repeated push sends nothing new, an interrupted one is redone by the next, and two
-//! runs from cron at once serialise on the home's row.
+//! So a repeated push sends nothing new, an interrupted one is taken up by the next from
+//! its last committed chunk, and two runs from cron at once queue on the home's lock file
+//! (and, across machines, on its row).
 
 use std::path::Path;
 use std::time::Instant;
