@@ -5,7 +5,8 @@
 //!
 //! Layout: [`connect`] (address, TLS, session settings), [`schema`] (DDL, migrations, the
 //! access rules), [`identity`] (a home's UUID), [`changes`] (the change log in state.db),
-//! [`push`], [`words`] (unicode61 words and FTS5 queries for PostgreSQL), [`view`] and
+//! [`push`] and [`rows`], [`words`] (unicode61 words and FTS5 queries for PostgreSQL), [`plan`] (which
+//! index answers a query), [`view`] and
 //! [`snippet`] (what answers show), [`recall`] (the modes).
 
 pub mod changes;
@@ -13,8 +14,10 @@ pub mod connect;
 pub mod error;
 pub mod export;
 pub mod identity;
+pub mod plan;
 pub mod push;
 pub mod recall;
+pub mod rows;
 pub mod schema;
 pub mod snippet;
 pub mod view;

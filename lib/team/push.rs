@@ -19,7 +19,6 @@ use std::time::Instant;
 use postgres::Transaction;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{ToSql, Type};
-use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
@@ -27,14 +26,15 @@ use super::changes::{self, Mark};
 use super::connect::Store;
 use super::error::{Error, Result, query};
 use super::identity::{self, Origin};
+use super::rows::{
+    MESSAGE_COLUMNS, MESSAGE_FROM, MESSAGE_TYPES, MessageValues, SESSION_COLUMNS, SESSION_TYPES,
+    SessionValues,
+};
 use super::schema;
-use super::words;
 use crate::io::lock::FileLock;
 use crate::sessions::{Access, Db};
 
-/// The prefix Python Hermes stores list or dict content behind; PostgreSQL text cannot
-/// hold NUL, so the store keeps a flag instead.
-pub const JSON_PREFIX: &str = "\u{0}json:";
+pub use super::rows::JSON_PREFIX;
 
 /// What a push did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -201,49 +201,6 @@ CREATE TEMP TABLE IF NOT EXISTS hermes_push_messages (
     active bigint, compacted bigint, words text, cjk text, changed boolean
 ) ON COMMIT DELETE ROWS;
 ";
-
-const SESSION_COLUMNS: &str = "id, source, user_id, model, parent_session_id, started_at, ended_at, \
-    end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, archived";
-
-/// The message columns read, with the session's source (`m` is messages, `s` sessions).
-const MESSAGE_COLUMNS: &str = "m.id, m.session_id, m.role, m.content, m.tool_call_id, m.tool_calls, \
-    m.tool_name, m.timestamp, m.active, m.compacted, s.source";
-const MESSAGE_FROM: &str = "messages m LEFT JOIN sessions s ON s.id = m.session_id";
-
-const MESSAGE_TYPES: [Type; 15] = [
-    Type::INT8,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::BOOL,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::FLOAT8,
-    Type::INT8,
-    Type::INT8,
-    Type::TEXT,
-    Type::TEXT,
-    Type::BOOL,
-];
-
-const SESSION_TYPES: [Type; 14] = [
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::TEXT,
-    Type::FLOAT8,
-    Type::FLOAT8,
-    Type::TEXT,
-    Type::INT8,
-    Type::INT8,
-    Type::INT8,
-    Type::INT8,
-    Type::TEXT,
-    Type::INT8,
-];
 
 fn local(e: rusqlite::Error) -> Error {
     Error::Sessions(crate::sessions::Error::Sql {
@@ -489,155 +446,4 @@ fn send(
             .map_err(query("deleting sessions"))?;
     }
     Ok(report)
-}
-
-/// A SQLite value as text the store can hold (NUL, which PostgreSQL text refuses, becomes
-/// U+FFFD).
-fn text(v: SqlValue) -> Option<String> {
-    let s = match v {
-        SqlValue::Null => return None,
-        SqlValue::Text(s) => s,
-        other => crate::recall::store::sql_text(&other),
-    };
-    Some(if s.contains('\0') {
-        s.replace('\0', "\u{FFFD}")
-    } else {
-        s
-    })
-}
-
-fn real(v: SqlValue) -> Option<f64> {
-    match v {
-        SqlValue::Real(f) => Some(f),
-        SqlValue::Integer(i) => Some(i as f64),
-        _ => None,
-    }
-}
-
-fn int(v: SqlValue) -> Option<i64> {
-    match v {
-        SqlValue::Integer(i) => Some(i),
-        SqlValue::Real(f) if f.fract() == 0.0 => Some(f as i64),
-        _ => None,
-    }
-}
-
-struct SessionValues {
-    text: [Option<String>; 7],
-    real: [Option<f64>; 2],
-    int: [Option<i64>; 5],
-}
-
-impl SessionValues {
-    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionValues> {
-        let t = |i: usize| -> rusqlite::Result<Option<String>> { Ok(text(row.get(i)?)) };
-        let r = |i: usize| -> rusqlite::Result<Option<f64>> { Ok(real(row.get(i)?)) };
-        let n = |i: usize| -> rusqlite::Result<Option<i64>> { Ok(int(row.get(i)?)) };
-        Ok(SessionValues {
-            // id, source, user_id, model, parent_session_id, end_reason, title
-            text: [t(0)?, t(1)?, t(2)?, t(3)?, t(4)?, t(7)?, t(12)?],
-            real: [r(5)?, r(6)?],
-            // message_count, tool_call_count, input_tokens, output_tokens, archived
-            int: [n(8)?, n(9)?, n(10)?, n(11)?, n(13)?],
-        })
-    }
-
-    fn params(&self) -> [&(dyn ToSql + Sync); 14] {
-        [
-            &self.text[0],
-            &self.text[1],
-            &self.text[2],
-            &self.text[3],
-            &self.text[4],
-            &self.real[0],
-            &self.real[1],
-            &self.text[5],
-            &self.int[0],
-            &self.int[1],
-            &self.int[2],
-            &self.int[3],
-            &self.text[6],
-            &self.int[4],
-        ]
-    }
-}
-
-struct MessageValues {
-    id: i64,
-    session_id: Option<String>,
-    source: Option<String>,
-    role: Option<String>,
-    content: Option<String>,
-    content_json: bool,
-    tool_call_id: Option<String>,
-    tool_calls: Option<String>,
-    tool_name: Option<String>,
-    timestamp: Option<f64>,
-    active: Option<i64>,
-    compacted: Option<i64>,
-    words: String,
-    cjk: Option<String>,
-    changed: bool,
-}
-
-impl MessageValues {
-    fn read(row: &rusqlite::Row<'_>, changed: bool) -> rusqlite::Result<MessageValues> {
-        let raw_content: SqlValue = row.get(3)?;
-        let tool_calls = text(row.get(5)?);
-        let tool_name = text(row.get(6)?);
-        // The indexed text, as upstream's triggers build it (content, tool name, tool calls).
-        let raw_text = match &raw_content {
-            SqlValue::Text(s) => s.clone(),
-            SqlValue::Null => String::new(),
-            other => crate::recall::store::sql_text(other),
-        };
-        let indexed = format!(
-            "{raw_text} {} {}",
-            tool_name.as_deref().unwrap_or(""),
-            tool_calls.as_deref().unwrap_or("")
-        );
-        let content_json = matches!(&raw_content, SqlValue::Text(t) if t.starts_with(JSON_PREFIX));
-        let content = if content_json {
-            Some(raw_text[JSON_PREFIX.len()..].replace('\0', "\u{FFFD}"))
-        } else {
-            text(raw_content)
-        };
-        Ok(MessageValues {
-            id: row.get(0)?,
-            session_id: text(row.get(1)?),
-            source: text(row.get(10)?),
-            role: text(row.get(2)?),
-            content,
-            content_json,
-            tool_call_id: text(row.get(4)?),
-            tool_calls,
-            tool_name,
-            timestamp: real(row.get(7)?),
-            active: int(row.get(8)?),
-            compacted: int(row.get(9)?),
-            words: words::document(&indexed),
-            cjk: words::cjk_document(&indexed),
-            changed,
-        })
-    }
-
-    fn params(&self) -> [&(dyn ToSql + Sync); 15] {
-        [
-            &self.id,
-            &self.session_id,
-            &self.source,
-            &self.role,
-            &self.content,
-            &self.content_json,
-            &self.tool_call_id,
-            &self.tool_calls,
-            &self.tool_name,
-            &self.timestamp,
-            &self.active,
-            &self.compacted,
-            &self.words,
-            &self.cjk,
-            &self.changed,
-        ]
-    }
 }
