@@ -521,6 +521,23 @@ fn the_store_answers_as_the_local_store_on_the_reference_scenarios() {
     for ((call, l), r) in calls.iter().zip(&local).zip(&remote) {
         assert_eq!(&without_home(r), l, "call {call}");
     }
+
+    // For a person, the store's answer reads as the local one.
+    let text = |store: bool| {
+        let mut cmd = bin("hermes-recall", home.path());
+        if store {
+            cmd.args(["--store", &url]);
+        }
+        let out = cmd
+            .args(["nginx", "--limit", "2", "--format", "text"])
+            .output()
+            .expect("text");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let local_text = text(false);
+    assert!(local_text.starts_with("2 sessions for \"nginx\":"), "{local_text}");
+    assert_eq!(text(true), local_text);
 }
 
 #[test]
