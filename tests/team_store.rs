@@ -536,7 +536,10 @@ fn the_store_answers_as_the_local_store_on_the_reference_scenarios() {
         stdout(&out)
     };
     let local_text = text(false);
-    assert!(local_text.starts_with("2 sessions for \"nginx\":"), "{local_text}");
+    assert!(
+        local_text.starts_with("2 sessions for \"nginx\":"),
+        "{local_text}"
+    );
     assert_eq!(text(true), local_text);
 }
 

@@ -160,10 +160,17 @@ pub fn around(
     })
 }
 
-/// `get_anchored_view` (see [`crate::recall::view::anchored`]), in one statement: the
-/// window's rows before and after the anchor, then the bookends beyond them. A bookend needs
-/// text content: list or dict content never makes one, as locally. Also returns the
-/// anchor's indexed text (content, tool name, tool calls), for its snippet.
+/// One anchored view and what the anchor's snippet needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Anchored {
+    pub view: AnchoredView,
+    /// The anchor's indexed text (content, tool name, tool calls).
+    pub text: String,
+    /// The anchor's content as stored locally.
+    pub content: String,
+}
+
+/// `get_anchored_view` (see [`crate::recall::view::anchored`]).
 pub fn anchored(
     client: &mut Conn,
     home: &str,
@@ -171,78 +178,116 @@ pub fn anchored(
     anchor: i64,
     window: i64,
     bookend: i64,
-) -> Result<(AnchoredView, String), postgres::Error> {
+) -> Result<Anchored, postgres::Error> {
+    let mut all = anchored_many(client, &[(home, session_id, anchor)], window, bookend)?;
+    Ok(all.pop().unwrap_or_default())
+}
+
+/// Several anchored views in one statement, in the order of `keys` (home, session,
+/// anchor): each window's rows before and after its anchor, then the bookends beyond them.
+/// A bookend needs text content: list or dict content never makes one, as locally.
+pub fn anchored_many(
+    client: &mut Conn,
+    keys: &[(&str, &str, i64)],
+    window: i64,
+    bookend: i64,
+) -> Result<Vec<Anchored>, postgres::Error> {
     const SQL: &str = "
-        WITH a AS (SELECT id FROM hermes.messages
-                   WHERE home_id = $1::text::uuid AND session_id = $2 AND id = $3),
-        b AS (SELECT m.id FROM hermes.messages m, a
-              WHERE m.home_id = $1::text::uuid AND m.session_id = $2 AND m.id <= $3
-              ORDER BY m.id DESC LIMIT $4::bigint + 1),
-        f AS (SELECT m.id FROM hermes.messages m, a
-              WHERE m.home_id = $1::text::uuid AND m.session_id = $2 AND m.id > $3
-              ORDER BY m.id LIMIT $4::bigint),
-        w AS (SELECT id FROM b UNION ALL SELECT id FROM f),
-        s AS (SELECT m.id FROM hermes.messages m
-              WHERE m.home_id = $1::text::uuid AND m.session_id = $2
-                AND m.id < (SELECT min(id) FROM w) AND m.role IN ('user', 'assistant')
-                AND NOT m.content_json AND length(m.content) > 0
-              ORDER BY m.id LIMIT $5::bigint),
-        e AS (SELECT m.id FROM hermes.messages m
-              WHERE m.home_id = $1::text::uuid AND m.session_id = $2
-                AND m.id > (SELECT max(id) FROM w) AND m.role IN ('user', 'assistant')
-                AND NOT m.content_json AND length(m.content) > 0
-              ORDER BY m.id DESC LIMIT $5::bigint),
-        parts AS (SELECT 1 AS part, id FROM s UNION ALL SELECT 2, id FROM b
-                  UNION ALL SELECT 3, id FROM f UNION ALL SELECT 4, id FROM e)
+        WITH k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+                   WITH ORDINALITY AS k(home, sid, anchor, n)),
+        a AS (SELECT k.* FROM k WHERE EXISTS (
+                  SELECT 1 FROM hermes.messages m
+                  WHERE m.home_id = k.home::uuid AND m.session_id = k.sid AND m.id = k.anchor)),
+        b AS (SELECT a.n, x.id FROM a CROSS JOIN LATERAL (
+                  SELECT m.id FROM hermes.messages m
+                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id <= a.anchor
+                  ORDER BY m.id DESC LIMIT $4::bigint + 1) x),
+        f AS (SELECT a.n, x.id FROM a CROSS JOIN LATERAL (
+                  SELECT m.id FROM hermes.messages m
+                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id > a.anchor
+                  ORDER BY m.id LIMIT $4::bigint) x),
+        w AS (SELECT n, min(id) AS lo, max(id) AS hi
+              FROM (SELECT * FROM b UNION ALL SELECT * FROM f) u GROUP BY n),
+        s AS (SELECT a.n, x.id FROM a JOIN w ON w.n = a.n CROSS JOIN LATERAL (
+                  SELECT m.id FROM hermes.messages m
+                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id < w.lo
+                    AND m.role IN ('user', 'assistant') AND NOT m.content_json
+                    AND length(m.content) > 0
+                  ORDER BY m.id LIMIT $5::bigint) x),
+        e AS (SELECT a.n, x.id FROM a JOIN w ON w.n = a.n CROSS JOIN LATERAL (
+                  SELECT m.id FROM hermes.messages m
+                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id > w.hi
+                    AND m.role IN ('user', 'assistant') AND NOT m.content_json
+                    AND length(m.content) > 0
+                  ORDER BY m.id DESC LIMIT $5::bigint) x),
+        parts AS (SELECT n, 1 AS part, id FROM s UNION ALL SELECT n, 2, id FROM b
+                  UNION ALL SELECT n, 3, id FROM f UNION ALL SELECT n, 4, id FROM e)
         SELECT m.id, m.role, m.content, m.content_json, m.\"timestamp\", m.tool_name,
-               m.tool_calls, m.tool_call_id, p.part
-        FROM parts p JOIN hermes.messages m ON m.home_id = $1::text::uuid AND m.id = p.id
-        ORDER BY p.part, m.id";
+               m.tool_calls, m.tool_call_id, p.part, p.n
+        FROM parts p JOIN k ON k.n = p.n
+        JOIN hermes.messages m ON m.home_id = k.home::uuid AND m.id = p.id
+        ORDER BY p.n, p.part, m.id";
+    let homes: Vec<&str> = keys.iter().map(|k| k.0).collect();
+    let sessions: Vec<&str> = keys.iter().map(|k| k.1).collect();
+    let anchors: Vec<i64> = keys.iter().map(|k| k.2).collect();
     let rows = client.query(
         SQL,
-        &[&home, &session_id, &anchor, &window.max(0), &bookend.max(0)],
+        &[&homes, &sessions, &anchors, &window.max(0), &bookend.max(0)],
     )?;
-    let mut view = AnchoredView::default();
-    let mut raw = Vec::new();
-    let mut text = String::new();
+    let mut out: Vec<Anchored> = vec![Anchored::default(); keys.len()];
+    let mut raw: Vec<Vec<Message>> = vec![Vec::new(); keys.len()];
     for row in &rows {
         let part: i32 = row.get(8);
+        let n: i64 = row.get(9);
+        let Some(i) = usize::try_from(n - 1).ok().filter(|&i| i < keys.len()) else {
+            continue;
+        };
         let m = message(row);
-        if m.id == anchor && part == 2 {
+        let slot = &mut out[i];
+        if m.id == keys[i].2 && part == 2 {
             let content: Option<String> = row.get(2);
             let json: bool = row.get(3);
             let name: Option<String> = row.get(5);
             let calls: Option<String> = row.get(6);
-            text = format!(
-                "{}{} {} {}",
+            slot.content = format!(
+                "{}{}",
                 if json { JSON_PREFIX } else { "" },
-                content.unwrap_or_default(),
+                content.unwrap_or_default()
+            );
+            slot.text = format!(
+                "{} {} {}",
+                slot.content,
                 name.unwrap_or_default(),
                 calls.unwrap_or_default()
             );
         }
         match part {
-            1 => view.bookend_start.push(m),
+            1 => slot.view.bookend_start.push(m),
             2 => {
-                view.before += 1;
-                raw.push(m)
+                slot.view.before += 1;
+                raw[i].push(m)
             }
             3 => {
-                view.after += 1;
-                raw.push(m)
+                slot.view.after += 1;
+                raw[i].push(m)
             }
-            _ => view.bookend_end.push(m),
+            _ => slot.view.bookend_end.push(m),
         }
     }
-    if raw.is_empty() {
-        return Ok((AnchoredView::default(), text));
+    for (i, rows) in raw.into_iter().enumerate() {
+        let slot = &mut out[i];
+        if rows.is_empty() {
+            slot.view = AnchoredView::default();
+            continue;
+        }
+        slot.view.before = slot.view.before.saturating_sub(1);
+        let anchor = keys[i].2;
+        slot.view.window = rows
+            .into_iter()
+            .filter(|m| m.id == anchor || m.role_is("user") || m.role_is("assistant"))
+            .collect();
     }
-    view.before = view.before.saturating_sub(1);
-    view.window = raw
-        .into_iter()
-        .filter(|m| m.id == anchor || m.role_is("user") || m.role_is("assistant"))
-        .collect();
-    Ok((view, text))
+    Ok(out)
 }
 
 /// The live transcript (see [`crate::recall::view::transcript`]).
@@ -292,22 +337,4 @@ pub fn transcript(
         head: head_rows,
         tail: tail_rows,
     })
-}
-
-/// A message's content as stored locally (list or dict content behind its prefix), for the
-/// LIKE scan's snippet.
-pub fn content(client: &mut Conn, home: &str, id: i64) -> Result<String, postgres::Error> {
-    let row = client.query_opt(
-        "SELECT content, content_json FROM hermes.messages WHERE home_id = $1::text::uuid AND id = $2",
-        &[&home, &id],
-    )?;
-    Ok(row.map_or_else(String::new, |r| {
-        let content: Option<String> = r.get(0);
-        let json: bool = r.get(1);
-        format!(
-            "{}{}",
-            if json { JSON_PREFIX } else { "" },
-            content.unwrap_or_default()
-        )
-    }))
 }

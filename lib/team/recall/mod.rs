@@ -310,26 +310,29 @@ impl TeamRecall {
         if let Some((_, _, t)) = title {
             results.push(t);
         }
-        for ((_, root), hit) in seen {
-            let Some((home, hit)) = hit else { continue };
-            let Ok((view, text)) =
-                view::anchored(&mut self.client, &home, &hit.session_id, hit.id, 5, 3)
-            else {
-                continue;
-            };
-            let meta = self.session(&home, &root);
+        let picked: Vec<(String, String, Hit)> = seen
+            .into_iter()
+            .filter_map(|((_, root), hit)| hit.map(|(home, hit)| (home, root, hit)))
+            .collect();
+        let keys: Vec<(&str, &str, i64)> = picked
+            .iter()
+            .map(|(home, _, hit)| (home.as_str(), hit.session_id.as_str(), hit.id))
+            .collect();
+        // Upstream drops an entry whose view fails; a failed statement drops them all.
+        let views = view::anchored_many(&mut self.client, &keys, 5, 3).unwrap_or_default();
+        for ((home, root, hit), anchored) in picked.iter().zip(views) {
+            let meta = self.session(home, root);
             let snippet = match &plan {
-                Plan::Words { terms, .. } => snippet::word_snippet(&text, terms),
-                Plan::Bigrams { terms, .. } => crate::recall::snippet::cjk_snippet(&text, terms),
-                Plan::Like { first, .. } => snippet::like_snippet(
-                    &view::content(&mut self.client, &home, hit.id).unwrap_or_default(),
-                    first,
-                ),
+                Plan::Words { terms, .. } => snippet::word_snippet(&anchored.text, terms),
+                Plan::Bigrams { terms, .. } => {
+                    crate::recall::snippet::cjk_snippet(&anchored.text, terms)
+                }
+                Plan::Like { first, .. } => snippet::like_snippet(&anchored.content, first),
                 Plan::Nothing => String::new(),
             };
             results.push(with_home(
-                entry(&hit, &root, meta.as_ref(), &view, snippet),
-                &home,
+                entry(hit, root, meta.as_ref(), &anchored.view, snippet),
+                home,
             ));
         }
         let count = results.len();

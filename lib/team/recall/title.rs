@@ -73,7 +73,7 @@ impl TeamRecall {
         let anchor = live.head.first().map(|m| m.id);
         let anchored = anchor
             .and_then(|a| view::anchored(&mut self.client, &home, &session_id, a, 5, 3).ok())
-            .map(|(v, _)| v);
+            .map(|a| a.view);
         let title = meta
             .as_ref()
             .map(|m| &m.title)
