@@ -193,30 +193,30 @@ pub fn anchored_many(
     bookend: i64,
 ) -> Result<Vec<Anchored>, postgres::Error> {
     const SQL: &str = "
-        WITH k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+        WITH k AS (SELECT * FROM unnest($1::text[]::uuid[], $2::text[], $3::bigint[])
                    WITH ORDINALITY AS k(home, sid, anchor, n)),
         a AS (SELECT k.* FROM k WHERE EXISTS (
                   SELECT 1 FROM hermes.messages m
-                  WHERE m.home_id = k.home::uuid AND m.session_id = k.sid AND m.id = k.anchor)),
+                  WHERE m.home_id = k.home AND m.session_id = k.sid AND m.id = k.anchor)),
         b AS (SELECT a.n, x.id FROM a CROSS JOIN LATERAL (
                   SELECT m.id FROM hermes.messages m
-                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id <= a.anchor
+                  WHERE m.home_id = a.home AND m.session_id = a.sid AND m.id <= a.anchor
                   ORDER BY m.id DESC LIMIT $4::bigint + 1) x),
         f AS (SELECT a.n, x.id FROM a CROSS JOIN LATERAL (
                   SELECT m.id FROM hermes.messages m
-                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id > a.anchor
+                  WHERE m.home_id = a.home AND m.session_id = a.sid AND m.id > a.anchor
                   ORDER BY m.id LIMIT $4::bigint) x),
         w AS (SELECT n, min(id) AS lo, max(id) AS hi
               FROM (SELECT * FROM b UNION ALL SELECT * FROM f) u GROUP BY n),
         s AS (SELECT a.n, x.id FROM a JOIN w ON w.n = a.n CROSS JOIN LATERAL (
                   SELECT m.id FROM hermes.messages m
-                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id < w.lo
+                  WHERE m.home_id = a.home AND m.session_id = a.sid AND m.id < w.lo
                     AND m.role IN ('user', 'assistant') AND NOT m.content_json
                     AND length(m.content) > 0
                   ORDER BY m.id LIMIT $5::bigint) x),
         e AS (SELECT a.n, x.id FROM a JOIN w ON w.n = a.n CROSS JOIN LATERAL (
                   SELECT m.id FROM hermes.messages m
-                  WHERE m.home_id = a.home::uuid AND m.session_id = a.sid AND m.id > w.hi
+                  WHERE m.home_id = a.home AND m.session_id = a.sid AND m.id > w.hi
                     AND m.role IN ('user', 'assistant') AND NOT m.content_json
                     AND length(m.content) > 0
                   ORDER BY m.id DESC LIMIT $5::bigint) x),
@@ -225,7 +225,7 @@ pub fn anchored_many(
         SELECT m.id, m.role, m.content, m.content_json, m.\"timestamp\", m.tool_name,
                m.tool_calls, m.tool_call_id, p.part, p.n
         FROM parts p JOIN k ON k.n = p.n
-        JOIN hermes.messages m ON m.home_id = k.home::uuid AND m.id = p.id
+        JOIN hermes.messages m ON m.home_id = k.home AND m.id = p.id
         ORDER BY p.n, p.part, m.id";
     let homes: Vec<&str> = keys.iter().map(|k| k.0).collect();
     let sessions: Vec<&str> = keys.iter().map(|k| k.1).collect();

@@ -106,10 +106,12 @@ impl TeamRecall {
             .iter()
             .map(|(h, i)| (h.as_str(), i.as_str()))
             .unzip();
+        // The homes become uuid before the join: a cast inside it is not leakproof, and
+        // row-level security would then keep it out of the index condition.
         let Ok(rows) = self.client.query(
             "SELECT s.home_id::text, s.id, s.source, s.model, s.title, s.started_at, s.parent_session_id
-             FROM unnest($1::text[], $2::text[]) AS k(home, id)
-             JOIN hermes.sessions s ON s.home_id = k.home::uuid AND s.id = k.id",
+             FROM unnest($1::text[]::uuid[], $2::text[]) AS k(home, id)
+             JOIN hermes.sessions s ON s.home_id = k.home AND s.id = k.id",
             &[&homes, &ids],
         ) else {
             return;
