@@ -363,9 +363,13 @@ fn one_user_cannot_see_another_teams_sessions() {
         vec!["20261125_100000_eeeeee", "20261126_100000_ffffff"]
     );
     // Read and scroll of alice's session by id.
+    let alice_home = pa["home_id"].as_str().expect("home id").to_string();
+    let qualified = format!("{alice_home}/20261120_090000_aaaaaa");
     for args in [
         vec!["--session", "20261120_090000_aaaaaa"],
         vec!["--session", "20261120_090000_aaaaaa", "--around", "1"],
+        vec!["--session", qualified.as_str()],
+        vec!["--session", qualified.as_str(), "--around", "1"],
     ] {
         let out = recall_store(c.path(), &cluster.url("carol"))
             .args(&args)
@@ -375,7 +379,26 @@ fn one_user_cannot_see_another_teams_sessions() {
         assert_eq!(out.status.code(), Some(1));
         assert_eq!(
             stdout(&out),
-            "{\"error\": \"session_id not found: 20261120_090000_aaaaaa\", \"success\": false}\n"
+            format!(
+                "{{\"error\": \"session_id not found: {}\", \"success\": false}}\n",
+                args[1]
+            )
+        );
+    }
+    // Alice reads her own session by the same qualified id; bob, her teammate, too.
+    for user in ["alice", "bob"] {
+        let out = recall_store(a.path(), &cluster.url(user))
+            .args(["--session", &qualified, "--scope", "team"])
+            .output()
+            .expect("read");
+        let answer = json_out(&out);
+        assert_eq!(
+            (
+                &answer["mode"],
+                &answer["home_id"],
+                &answer["message_count"]
+            ),
+            (&json!("read"), &json!(alice_home), &json!(4))
         );
     }
     // Straight SQL as carol: the tables show her rows only, the search function too.
