@@ -14,7 +14,7 @@ INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer tmux clean
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer tmux pg clean
 
 all: build
 
@@ -25,7 +25,7 @@ release:
 	$(CARGO) build --release
 
 ## test: everything CI checks, in the order that fails fastest.
-test: lint peer tmux
+test: lint peer tmux pg
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast
 else
@@ -66,8 +66,18 @@ $(PEER_STAMP):
 	$(PEER_PY) -c "import hermes_cli, tools.skills_guard, hermes_state" 
 	touch $@
 
+## pg: the PostgreSQL server the team-store tests start throwaway clusters of (Debian's
+## package; its binaries under /usr/lib/postgresql/*/bin). Installed once, when missing.
+pg:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	else echo "make pg: install the PostgreSQL server (initdb, pg_ctl) for the team-store tests" >&2; exit 2; fi
+
 ## bench: release build, then each area's benchmark script (side by side with the peer).
-bench: release peer
+bench: release peer pg
 	./benches/run.sh
 
 demo: release

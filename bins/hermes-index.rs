@@ -13,6 +13,7 @@ use hermes_loop::io::format::Format;
 use hermes_loop::io::jsonl::open_input;
 use hermes_loop::io::output::Output;
 use hermes_loop::sessions::{self, Access, Db, check, export, ingest, maintain, render};
+use hermes_loop::team;
 use indicatif::ProgressBar;
 use serde::Serialize;
 
@@ -26,14 +27,33 @@ struct Cli {
     common: CommonArgs,
     #[command(flatten)]
     format: FormatArgs,
+    /// The team store for `init` and `push`: a PostgreSQL URL (the password never printed);
+    /// with no value, the PG* variables
+    #[arg(long, global = true, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Create or migrate state.db (schema v22) and bring every index up to date
-    Init,
+    /// Create or migrate state.db (schema v22) and bring every index up to date; with
+    /// --store, create or migrate the team store's schema
+    Init {
+        /// With --store: give this role (or PUBLIC) what pushing and searching need
+        #[arg(long, value_name = "ROLE")]
+        grant: Option<String>,
+    },
+    /// Send this home's new and changed sessions to the team store (--store); safe to
+    /// repeat, e.g. from cron every minute
+    Push {
+        /// The owner name to push as [default: the database role]
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+        /// New message ids per store transaction (tests and benchmarks)
+        #[arg(long, hide = true, default_value_t = team::push::CHUNK)]
+        chunk: i64,
+    },
     /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
     Ingest {
         /// Input file; `-` or nothing reads stdin
@@ -52,6 +72,10 @@ enum Command {
         /// Only the live transcript (upstream's lines exactly); default: every row
         #[arg(long)]
         active_only: bool,
+        /// Instead: every message with an id above N, one message object per line, in id
+        /// order (what `ingest` accepts)
+        #[arg(long, value_name = "N", conflicts_with_all = ["session", "active_only", "file"])]
+        after_id: Option<i64>,
     },
     /// Rebuild every full-text index from the messages table
     Rebuild,
@@ -70,7 +94,11 @@ enum Command {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
-        let path = Home::resolve(cli.common.home.as_deref())?.state_db();
+        let home = Home::resolve(cli.common.home.as_deref())?;
+        if let Some(url) = &cli.store {
+            return team(&cli.command, url, &home, cli.format.resolve()).map_err(with_hint);
+        }
+        let path = home.state_db();
         run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
     })
 }
@@ -78,7 +106,23 @@ fn main() -> ExitCode {
 fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Exit> {
     let mut out = Output::stdout();
     let exit = match command {
-        Command::Init => {
+        Command::Push { .. } => {
+            anyhow::bail!("push needs the team store: hermes-index --store URL push")
+        }
+        Command::Export {
+            after_id: Some(after),
+            ..
+        } => {
+            let db = Db::open(path, Access::ReadOnly)?;
+            team::export::export_after(&db, *after, &mut |line| out.raw(line.as_bytes()))?;
+            Exit::Success
+        }
+        Command::Init { grant: Some(_) } => {
+            anyhow::bail!(
+                "--grant goes with the team store: hermes-index --store URL init --grant ROLE"
+            )
+        }
+        Command::Init { grant: None } => {
             let bar = progress(None, "cjk index", quiet);
             let (db, schema, cjk) = sessions::open_for_write(path, true, &|n| bar.inc(n))?;
             bar.finish_and_clear();
@@ -140,6 +184,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             file,
             session,
             active_only,
+            after_id: None,
         } => {
             let db = Db::open(path, Access::ReadOnly)?;
             let options = export::Options {
@@ -230,6 +275,47 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
     Ok(exit)
 }
 
+/// The commands that work on the team store.
+fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exit> {
+    let mut out = Output::stdout();
+    let mut store = team::connect::connect(url, &team::connect::process_env)?;
+    match command {
+        Command::Init { grant } => {
+            let report = team::schema::init(&mut store.client, grant.as_deref())?;
+            emit(&mut out, format, &report, || {
+                format!(
+                    "team store {}: schema version {} (was {})",
+                    store.target, report.version, report.from_version
+                )
+            })?;
+        }
+        Command::Push { owner, chunk } => {
+            let report = team::push::push(
+                &mut store,
+                home.root(),
+                &home.state_db(),
+                owner.as_deref(),
+                *chunk,
+            )?;
+            emit(&mut out, format, &report, || {
+                format!(
+                    "pushed home {} to {}: {} sessions, {} new messages, {} changed, {} deleted ({:.2}s)",
+                    report.home_id,
+                    store.target,
+                    report.sessions,
+                    report.messages,
+                    report.messages_changed,
+                    report.messages_deleted,
+                    report.seconds
+                )
+            })?;
+        }
+        _ => anyhow::bail!("--store goes with `init` and `push` only"),
+    }
+    out.finish()?;
+    Ok(Exit::Success)
+}
+
 /// A bar for `total` items (a spinner when unknown), only on a terminal and without `-q`.
 fn progress(total: Option<u64>, label: &str, quiet: bool) -> ProgressBar {
     match total {
@@ -265,7 +351,10 @@ fn with_hint(err: anyhow::Error) -> anyhow::Error {
     match err
         .downcast_ref::<sessions::Error>()
         .and_then(sessions::Error::hint)
-    {
+        .or_else(|| {
+            err.downcast_ref::<team::Error>()
+                .and_then(team::Error::hint)
+        }) {
         Some(hint) => anyhow::Error::new(Hinted::new(format!("{err:#}"), hint)),
         None => err,
     }

@@ -15,9 +15,14 @@ use hermes_loop::io::output::Output;
 use hermes_loop::io::pyjson::{self, Dumps};
 use hermes_loop::recall::{self, Args, Recall, render};
 use hermes_loop::sessions;
+use hermes_loop::team;
+use hermes_loop::team::recall::Scope;
 use serde_json::Value;
 
 const BIN: &str = "hermes-recall";
+
+/// One session_search call, against the local store or the team store.
+type Answerer = dyn FnMut(&Args, Option<&str>) -> Value;
 
 const MODES: &str = "\
 Modes (as the session_search tool picks them):
@@ -77,6 +82,13 @@ struct Cli {
     /// With --batch: report a bad line on stderr and go on (exit 2 at the end)
     #[arg(long, requires = "batch")]
     keep_going: bool,
+    /// Answer from the team store (a PostgreSQL URL; with no value, the PG* variables)
+    /// instead of this home's state.db
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", conflicts_with = "profile")]
+    store: Option<String>,
+    /// With --store: whose sessions to search
+    #[arg(long, value_enum, requires = "store", default_value = "me")]
+    scope: Scope,
     /// With --batch: report each answer's time on stderr (benchmarks)
     #[arg(long, requires = "batch", hide = true)]
     timings: bool,
@@ -92,17 +104,27 @@ fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
         let home = Home::resolve(cli.common.home.as_deref())?;
-        let recall = Recall::open(home).map_err(with_hint)?;
         let format = cli.format.resolve();
+        let mut answer: Box<Answerer> = match &cli.store {
+            Some(url) => {
+                let mut store =
+                    team::recall::open(url, cli.scope, home.root()).map_err(team_hint)?;
+                Box::new(move |args, current| store.answer(args, current))
+            }
+            None => {
+                let recall = Recall::open(home).map_err(with_hint)?;
+                Box::new(move |args, current| recall.answer(args, current))
+            }
+        };
         if cli.batch {
-            batch(&recall, &cli, format)
+            batch(&mut *answer, &cli, format)
         } else {
-            single(&recall, &cli, format)
+            single(&mut *answer, &cli, format)
         }
     })
 }
 
-fn single(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
+fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let args = Args {
         // Bytes that are not UTF-8 become U+FFFD rather than a usage error.
         query: Value::from(
@@ -125,7 +147,7 @@ fn single(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
         role_filter: cli.role.clone().map_or(Value::Null, Value::from),
         profile: cli.profile.clone().map_or(Value::Null, Value::from),
     };
-    let answer = recall.answer(&args, cli.current_session.as_deref());
+    let answer = recall(&args, cli.current_session.as_deref());
     let mut out = Output::stdout();
     emit(&mut out, &answer, format, None)?;
     out.finish()?;
@@ -136,7 +158,7 @@ fn single(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
     })
 }
 
-fn batch(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
+fn batch(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let mut out = Output::stdout();
     let mut bad = 0usize;
     let stdin = std::io::stdin().lock();
@@ -163,7 +185,7 @@ fn batch(recall: &Recall, cli: &Cli, format: Format) -> Result<Exit> {
             anyhow::bail!(message);
         };
         let started = Instant::now();
-        let answer = recall.answer(&Args::from_object(object), cli.current_session.as_deref());
+        let answer = recall(&Args::from_object(object), cli.current_session.as_deref());
         if cli.timings {
             eprintln!(
                 "{{\"line\": {}, \"seconds\": {}}}",
@@ -214,5 +236,13 @@ fn with_hint(err: sessions::Error) -> anyhow::Error {
     match err.hint() {
         Some(hint) => anyhow::Error::new(Hinted::new(err.to_string(), hint)),
         None => anyhow::Error::new(err).context("opening the session store"),
+    }
+}
+
+/// The team store's hint, when there is one, for the exit path to print.
+fn team_hint(err: team::Error) -> anyhow::Error {
+    match err.hint() {
+        Some(hint) => anyhow::Error::new(Hinted::new(err.to_string(), hint)),
+        None => anyhow::Error::new(err),
     }
 }

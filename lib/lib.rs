@@ -2,7 +2,7 @@
 //! as a library behind small Unix binaries, on the on-disk formats of Hermes Agent 0.19.0.
 //!
 //! Lower modules never import higher ones:
-//! `io, home, yaml, clock` ← `skills, memory, sessions, guard` ← `recall, hub, llm` ← `agent`
+//! `io, home, yaml, clock` ← `skills, memory, sessions, guard` ← `recall, hub, llm` ← `team`, `agent`
 //! ← `review, curator`.
 
 pub mod agent;
@@ -18,5 +18,6 @@ pub mod pytext;
 pub mod recall;
 pub mod sessions;
 pub mod skills;
+pub mod team;
 pub mod tools;
 pub mod yaml;

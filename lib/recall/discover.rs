@@ -139,7 +139,7 @@ fn is_demoted(hit: &Hit) -> bool {
 }
 
 /// One result: the hit's session, the lineage root's metadata, the window and bookends.
-fn entry(
+pub fn entry(
     hit: &Hit,
     root: &str,
     meta: Option<&SessionMeta>,
@@ -184,6 +184,6 @@ fn entry(
     Value::Object(out)
 }
 
-pub(super) fn shaped(messages: &[view::Message], anchor: Option<i64>) -> Value {
+pub fn shaped(messages: &[view::Message], anchor: Option<i64>) -> Value {
     Value::Array(messages.iter().map(|m| m.shape(anchor)).collect())
 }

@@ -9,7 +9,7 @@ use super::{error, view, when};
 use crate::pytext::{PyInt, py_int, py_int_of, strip};
 
 /// `session_meta` of scroll and read: the session's own start, source, model and title.
-fn session_meta(meta: &SessionMeta) -> Value {
+pub fn session_meta(meta: &SessionMeta) -> Value {
     let mut out = Map::new();
     out.insert("when".into(), Value::from(when::format(&meta.started_at)));
     out.insert("source".into(), sql_json(&meta.source));

@@ -79,7 +79,7 @@ pub fn decode_content(value: &SqlValue) -> Value {
     content
 }
 
-fn decode_tool_calls(value: &SqlValue) -> Value {
+pub fn decode_tool_calls(value: &SqlValue) -> Value {
     match value {
         SqlValue::Text(text) if !text.is_empty() => {
             serde_json::from_str(text).unwrap_or_else(|_| Value::Array(Vec::new()))

@@ -7,6 +7,7 @@ pub mod chat_server;
 pub mod curate;
 pub mod guard;
 pub mod memory;
+pub mod pg;
 pub mod recall;
 pub mod sessions;
 pub mod skills;
