@@ -1057,3 +1057,46 @@ fn an_unreachable_endpoint_is_one_clear_line_after_the_retries() {
     assert!(err.contains("hint: is the endpoint running?"), "{err}");
     assert_eq!(transcript(home.path()), ["user|hi|NULL|NULL"]);
 }
+
+/// Two turns in one JSONL run with `memory.nudge_interval: 2`: a successful `memory` call in
+/// the first resets the counter (no review after the second); without it, the second turn
+/// makes the memory review due.
+#[test]
+fn a_memory_write_resets_the_memory_review_counter() {
+    let run = |first: Vec<Reply>| {
+        let mut script = first;
+        script.push(Reply::text("second"));
+        let srv = server(script);
+        let home = home_for(
+            &srv,
+            "memory:\n  nudge_interval: 2\nskills:\n  creation_nudge_interval: 0\n",
+        );
+        let input =
+            "{\"role\":\"user\",\"content\":\"one\"}\n{\"role\":\"user\",\"content\":\"two\"}\n";
+        let out = chat(home.path())
+            .args(["--input-format", "jsonl"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let pending = home.path().join("pending/review");
+        (
+            pending.exists() && std::fs::read_dir(&pending).unwrap().count() > 0,
+            home,
+        )
+    };
+    let (reviewed, _h) = run(vec![
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Likes tabs.\"}",
+        ),
+        Reply::text("noted"),
+    ]);
+    assert!(!reviewed, "the memory write reset the counter");
+    let (reviewed, _h) = run(vec![Reply::text("first")]);
+    assert!(
+        reviewed,
+        "two turns without a memory write make the review due"
+    );
+}

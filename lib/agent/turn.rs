@@ -429,7 +429,8 @@ impl Agent {
                 observer.item_completed(&a);
             }
             observer.item_completed(&item);
-            let succeeded = !text.contains("\"success\": false") && !text.starts_with("{\"error\"");
+            // The item's status is the dispatcher's reading of the tool's own answer.
+            let succeeded = item.fields.get("status").and_then(Value::as_str) == Some("completed");
             match call.name.as_str() {
                 "memory" if succeeded => self.counters.memory_used(),
                 "skill_manage" => self.counters.skills_used(),
