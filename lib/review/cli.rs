@@ -1,0 +1,301 @@
+//! The `hermes-review` command: flags in, the model resolved (the chat's, or the review's own
+//! when routed), the conversation read, one review run, records out. The binary parses flags
+//! and calls [`run`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::input::{self, Conversation};
+use super::prompts::Kind;
+use super::run::{self, Report, ScratchHome, Setup};
+use super::summary::Notify;
+use crate::agent::Clock;
+use crate::home::{Config, Home};
+use crate::io::exit::Hinted;
+use crate::io::format::Format;
+use crate::llm::cassette::{Recorder, Replayer};
+use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
+use crate::llm::http::{HttpSettings, HttpTransport};
+use crate::llm::Transport;
+
+const BIN: &str = "hermes-review";
+
+/// What the flags asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewOptions {
+    pub home: Option<PathBuf>,
+    /// FILE, or `-`/none for stdin.
+    pub input: Option<PathBuf>,
+    pub memory: bool,
+    pub skills: bool,
+    pub overrides: Overrides,
+    pub notify: Option<String>,
+    pub propose: bool,
+    pub dry_run: bool,
+    pub record: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+    pub format: Option<Format>,
+    pub quiet: bool,
+}
+
+/// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
+/// replay divergence) — what it wrote before stays written; setup errors are `Err` (exit 2).
+pub fn run(options: ReviewOptions) -> anyhow::Result<u8> {
+    let home = Home::resolve(options.home.as_deref())?;
+    let config = Config::load(&home)?;
+    let conversation = read_input(options.input.as_deref())?;
+    if conversation.messages.is_empty() {
+        anyhow::bail!("nothing to review: the input holds no messages");
+    }
+    let (setup, transport, scratch) = prepare(&options, home, config)?;
+    let report = run::review(&setup, &conversation, transport, scratch.as_ref())?;
+    print(&options, &setup, &report)
+}
+
+fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Conversation> {
+    let text = match path.filter(|p| p.as_os_str() != "-") {
+        Some(p) => std::fs::read_to_string(p)
+            .with_context(|| format!("cannot read {}", p.display()))?,
+        None => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read the conversation from stdin")?;
+            text
+        }
+    };
+    input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))
+}
+
+/// The review's model: `--model/--provider/--base-url`, else `auxiliary.background_review.*`
+/// when it names a provider (not `auto`) and a model, else the chat's. Routed when it is not
+/// the chat's model and provider.
+fn resolve_endpoint(
+    options: &ReviewOptions,
+    config: &Config,
+    env: &Env,
+) -> Result<(Endpoint, bool), endpoint::EndpointError> {
+    let main = endpoint::resolve(config, &Overrides::default(), env);
+    let raw = config.raw().to_json();
+    let slot = |key: &str| {
+        raw.pointer(&format!("/auxiliary/background_review/{key}"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let flags = &options.overrides;
+    let (wanted, slot_key) = if flags.model.is_some() || flags.provider.is_some() || flags.base_url.is_some() {
+        (Some(flags.clone()), None)
+    } else {
+        match (slot("provider"), slot("model")) {
+            (Some(p), Some(m)) if p != "auto" => (
+                Some(Overrides {
+                    model: Some(m),
+                    provider: Some(p),
+                    base_url: slot("base_url"),
+                }),
+                slot("api_key"),
+            ),
+            _ => (None, None),
+        }
+    };
+    let Some(wanted) = wanted else {
+        return main.map(|ep| (ep, false));
+    };
+    let mut ep = endpoint::resolve(config, &wanted, env)?;
+    if let Some(key) = slot_key {
+        ep.api_key = key;
+    }
+    let routed = match &main {
+        Ok(m) => m.model != ep.model || m.provider != ep.provider || m.base_url != ep.base_url,
+        Err(_) => true,
+    };
+    Ok((ep, routed))
+}
+
+fn prepare(
+    options: &ReviewOptions,
+    home: Home,
+    config: Config,
+) -> anyhow::Result<(Setup, Box<dyn Transport>, Option<ScratchHome>)> {
+    let now = crate::clock::now()?;
+    let fixed = std::env::var(crate::clock::NOW_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|_| crate::clock::unix_seconds(now));
+    let env = Env::load(&home.env_file());
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let scratch = if options.propose && !options.dry_run {
+        Some(ScratchHome::copy_of(&home).context("cannot copy the stores for --propose")?)
+    } else {
+        None
+    };
+    let placeholders = run::placeholders(home.root(), &cwd, scratch.as_ref().map(|s| s.root.as_path()));
+    let resolved = resolve_endpoint(options, &config, &env);
+    let (transport, endpoint, routed): (Box<dyn Transport>, Endpoint, bool) = match &options.replay {
+        Some(path) => {
+            let replayer = Replayer::open(path, placeholders).map_err(|e| {
+                anyhow::Error::new(Hinted::new(
+                    e,
+                    "record one with --record FILE against a live endpoint",
+                ))
+            })?;
+            let (mut ep, routed) = resolved.unwrap_or_else(|_| {
+                (
+                    Endpoint {
+                        provider: "replay".into(),
+                        model: "replay".into(),
+                        base_url: "replay:".into(),
+                        api_key: String::new(),
+                        key_source: "none".into(),
+                        max_tokens: Some(65536),
+                        reasoning_effort: None,
+                    },
+                    false,
+                )
+            });
+            if let Some(model) = replayer.recorded_model() {
+                ep.model = model;
+            }
+            if let Some(provider) = replayer.recorded_provider() {
+                ep.provider = provider;
+            }
+            ep.max_tokens = replayer.recorded_max_tokens();
+            ep.base_url = "replay".into();
+            if !options.quiet {
+                eprintln!(
+                    "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
+                    path.display(),
+                    replayer.len()
+                );
+            }
+            (Box::new(replayer), ep, routed)
+        }
+        None => {
+            let (ep, routed) = resolved
+                .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+            let read_timeout = if endpoint::is_local(&ep.base_url) { 1800.0 } else { 120.0 };
+            let http = HttpTransport::new(
+                HttpSettings {
+                    base_url: ep.base_url.clone(),
+                    api_key: ep.api_key.clone(),
+                    connect_timeout: Duration::from_secs(30),
+                    read_timeout: Duration::from_secs_f64(read_timeout),
+                    extra_headers: Vec::new(),
+                },
+                std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            )?;
+            let transport: Box<dyn Transport> = match &options.record {
+                Some(path) => Box::new(
+                    Recorder::create(path, Box::new(http), placeholders)
+                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
+                ),
+                None => Box::new(http),
+            };
+            (transport, ep, routed)
+        }
+    };
+    let notify = match &options.notify {
+        Some(flag) => Notify::parse(Some(&Value::String(flag.clone()))),
+        None => Notify::parse(config.raw().to_json().pointer("/display/memory_notifications")),
+    };
+    let both = !options.memory && !options.skills;
+    let setup = Setup {
+        home,
+        config,
+        endpoint,
+        routed,
+        kind: Kind {
+            memory: both || options.memory,
+            skills: both || options.skills,
+        },
+        notify,
+        propose: options.propose,
+        dry_run: options.dry_run,
+        clock: Clock::new(fixed),
+        cwd,
+        quiet: options.quiet,
+    };
+    Ok((setup, transport, scratch))
+}
+
+fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Result<u8> {
+    let mut out = crate::io::output::Output::stdout();
+    if setup.dry_run {
+        match &report.request {
+            Some(body) => out.json(body)?,
+            None => anyhow::bail!("the review built no request"),
+        }
+        out.finish()?;
+        return Ok(0);
+    }
+    match Format::resolve(options.format) {
+        Format::Jsonl => {
+            for record in &report.records {
+                out.jsonl(record)?;
+            }
+        }
+        Format::Json => out.json(&Value::Array(report.records.clone()))?,
+        Format::Text => {
+            for record in &report.records {
+                if let Some(text) = text_line(record) {
+                    out.line(&text)?;
+                }
+            }
+        }
+    }
+    out.finish()?;
+    if let Some(failure) = &report.failure {
+        eprintln!("{BIN}: review failed: {failure}");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// A record for a person: what each call did, then the summary line.
+fn text_line(record: &Value) -> Option<String> {
+    let field = |k: &str| record.get(k).and_then(Value::as_str).unwrap_or("");
+    let args = record.get("arguments").cloned().unwrap_or(Value::Null);
+    let what = [
+        args.get("action").and_then(Value::as_str),
+        args.get("name").and_then(Value::as_str),
+        args.get("target").and_then(Value::as_str),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
+    match field("type") {
+        "action" => {
+            let result = record.get("result").cloned().unwrap_or(Value::Null);
+            let said = result
+                .get("message")
+                .or_else(|| result.get("error"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            Some(
+                crate::io::sanitize::for_terminal(&format!("{} {what}: {said}", field("tool")))
+                    .into_owned(),
+            )
+        }
+        "proposal" => Some(
+            crate::io::sanitize::for_terminal(&format!(
+                "proposed {} {what}\n{}",
+                field("tool"),
+                field("diff")
+            ))
+            .into_owned(),
+        ),
+        "summary" => Some(
+            record
+                .get("line")
+                .and_then(Value::as_str)
+                .unwrap_or("💾 Self-improvement review: nothing saved")
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
