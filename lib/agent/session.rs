@@ -463,8 +463,8 @@ impl Agent {
         if let Some(hook) = self.tool_hook.as_mut() {
             let result = hook.call(&call.name, &args_value);
             let text = pyjson::tool_result(&result);
-            let failed = result.get("success") == Some(&Value::Bool(false))
-                || result.get("error").is_some();
+            let failed =
+                result.get("success") == Some(&Value::Bool(false)) || result.get("error").is_some();
             let item = Item::new(
                 id,
                 "tool_call",

@@ -16,10 +16,10 @@ use crate::agent::Clock;
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
 use crate::io::format::Format;
+use crate::llm::Transport;
 use crate::llm::cassette::{Recorder, Replayer};
 use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
 use crate::llm::http::{HttpSettings, HttpTransport};
-use crate::llm::Transport;
 
 const BIN: &str = "hermes-review";
 
@@ -57,8 +57,9 @@ pub fn run(options: ReviewOptions) -> anyhow::Result<u8> {
 
 fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Conversation> {
     let text = match path.filter(|p| p.as_os_str() != "-") {
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("cannot read {}", p.display()))?,
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
         None => {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
@@ -87,21 +88,22 @@ fn resolve_endpoint(
             .map(str::to_string)
     };
     let flags = &options.overrides;
-    let (wanted, slot_key) = if flags.model.is_some() || flags.provider.is_some() || flags.base_url.is_some() {
-        (Some(flags.clone()), None)
-    } else {
-        match (slot("provider"), slot("model")) {
-            (Some(p), Some(m)) if p != "auto" => (
-                Some(Overrides {
-                    model: Some(m),
-                    provider: Some(p),
-                    base_url: slot("base_url"),
-                }),
-                slot("api_key"),
-            ),
-            _ => (None, None),
-        }
-    };
+    let (wanted, slot_key) =
+        if flags.model.is_some() || flags.provider.is_some() || flags.base_url.is_some() {
+            (Some(flags.clone()), None)
+        } else {
+            match (slot("provider"), slot("model")) {
+                (Some(p), Some(m)) if p != "auto" => (
+                    Some(Overrides {
+                        model: Some(m),
+                        provider: Some(p),
+                        base_url: slot("base_url"),
+                    }),
+                    slot("api_key"),
+                ),
+                _ => (None, None),
+            }
+        };
     let Some(wanted) = wanted else {
         return main.map(|ep| (ep, false));
     };
@@ -133,9 +135,10 @@ fn prepare(
     } else {
         None
     };
-    let placeholders = run::placeholders(home.root(), &cwd, scratch.as_ref().map(|s| s.root.as_path()));
+    let placeholders = run::placeholders(home.root(), &cwd);
     let resolved = resolve_endpoint(options, &config, &env);
-    let (transport, endpoint, routed): (Box<dyn Transport>, Endpoint, bool) = match &options.replay {
+    let (transport, endpoint, routed): (Box<dyn Transport>, Endpoint, bool) = match &options.replay
+    {
         Some(path) => {
             let replayer = Replayer::open(path, placeholders).map_err(|e| {
                 anyhow::Error::new(Hinted::new(
@@ -175,9 +178,13 @@ fn prepare(
             (Box::new(replayer), ep, routed)
         }
         None => {
-            let (ep, routed) = resolved
-                .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-            let read_timeout = if endpoint::is_local(&ep.base_url) { 1800.0 } else { 120.0 };
+            let (ep, routed) =
+                resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+            let read_timeout = if endpoint::is_local(&ep.base_url) {
+                1800.0
+            } else {
+                120.0
+            };
             let http = HttpTransport::new(
                 HttpSettings {
                     base_url: ep.base_url.clone(),
@@ -200,7 +207,12 @@ fn prepare(
     };
     let notify = match &options.notify {
         Some(flag) => Notify::parse(Some(&Value::String(flag.clone()))),
-        None => Notify::parse(config.raw().to_json().pointer("/display/memory_notifications")),
+        None => Notify::parse(
+            config
+                .raw()
+                .to_json()
+                .pointer("/display/memory_notifications"),
+        ),
     };
     let both = !options.memory && !options.skills;
     let setup = Setup {

@@ -40,7 +40,13 @@ pub fn digest(messages: &[Message]) -> Vec<Message> {
                     let names: Vec<&str> = m
                         .tool_calls
                         .iter()
-                        .map(|c| if c.name.is_empty() { "?" } else { c.name.as_str() })
+                        .map(|c| {
+                            if c.name.is_empty() {
+                                "?"
+                            } else {
+                                c.name.as_str()
+                            }
+                        })
                         .collect();
                     lines.push(format!("ASSISTANT[tools: {}]", names.join(", ")));
                 }

@@ -66,17 +66,13 @@ pub struct Report {
 
 /// The machine-specific values a cassette hides (as hermes-chat hides them, so a review of
 /// a chat's conversation records the same placeholders).
-pub fn placeholders(home: &Path, cwd: &Path, scratch: Option<&Path>) -> Placeholders {
+pub fn placeholders(home: &Path, cwd: &Path) -> Placeholders {
     let user_home = std::env::var("HOME").unwrap_or_default();
     let release = crate::agent::prompt::os_release();
     let home = home.display().to_string();
     let cwd = cwd.display().to_string();
-    let scratch = scratch.map(|s| s.display().to_string()).unwrap_or_default();
-    // A proposal run works in a scratch copy of the home: it is the home for the cassette,
-    // so a proposal run replays the cassette of a direct run.
     Placeholders::new(&[
         ("hermes_home", &home),
-        ("hermes_home", &scratch),
         ("cwd", &cwd),
         ("home", &user_home),
         ("os_release", &release),
@@ -231,10 +227,7 @@ pub fn review(
         .context("cannot open the review's scratch session store")?;
     migrate::ensure_schema(&mut db).context("cannot prepare the scratch session store")?;
 
-    let chat_prompt = conversation
-        .system_prompt
-        .clone()
-        .filter(|_| !setup.routed);
+    let chat_prompt = conversation.system_prompt.clone().filter(|_| !setup.routed);
     let registry = if chat_prompt.is_some() {
         // The chat's own tools, so the request prefix is byte for byte the chat's.
         Registry::new(None)
@@ -245,8 +238,10 @@ pub fn review(
         }
         Registry::new(Some(&names))
     };
+    // The agent's own prompt is built from the real home: a scratch copy holds the same
+    // stores, and its path must not reach the model.
     let parts = AgentParts {
-        home: work_home,
+        home: setup.home.clone(),
         config: setup.config.clone(),
         settings,
         endpoint: setup.endpoint.clone(),
@@ -276,6 +271,7 @@ pub fn review(
     let log = Rc::new(RefCell::new(Log::default()));
     let scratch_info = scratch.map(|s| Scratch {
         root: s.root.clone(),
+        home: setup.home.root().to_path_buf(),
     });
     agent.set_tool_hook(Box::new(ReviewTools::new(
         library,
@@ -303,15 +299,7 @@ pub fn review(
                 "arguments": a.arguments, "result": a.result}));
         }
     }
-    let writes = log
-        .actions
-        .iter()
-        .filter(|a| {
-            (a.tool == "memory" || a.tool == "skill_manage")
-                && a.result.get("success").is_some_and(crate::pytext::truthy)
-                && a.result.get("staged") != Some(&Value::Bool(true))
-        })
-        .count();
+    let writes = log.actions.iter().filter(|a| summary::is_write(a)).count();
     let mut line = summary::line(&log.actions, setup.notify);
     if setup.propose {
         line = line.map(|l| {

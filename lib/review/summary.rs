@@ -41,6 +41,21 @@ pub struct Action {
     pub result: Value,
 }
 
+/// Whether `action` changed a store: a successful memory or skill write, not staged for
+/// approval, and not the memory tool's "already there" answer (upstream counts that one as
+/// "Memory updated" because its message contains "added"; nothing was written).
+pub fn is_write(action: &Action) -> bool {
+    if action.tool != "memory" && action.tool != "skill_manage" {
+        return false;
+    }
+    let result = &action.result;
+    let message = result.get("message").and_then(Value::as_str).unwrap_or("");
+    result.get("success").is_some_and(crate::pytext::truthy)
+        && result.get("staged") != Some(&Value::Bool(true))
+        && message != crate::memory::store::MESSAGE_EXISTS
+        && message != crate::memory::store::MESSAGE_EQUIVALENT
+}
+
 /// The summary line, or `None` when there is nothing to say.
 pub fn line(actions: &[Action], mode: Notify) -> Option<String> {
     if mode == Notify::Off {
@@ -55,7 +70,9 @@ pub fn line(actions: &[Action], mode: Notify) -> Option<String> {
         let Some(data) = action.result.as_object() else {
             continue;
         };
-        if !data.get("success").is_some_and(crate::pytext::truthy) {
+        // Staged writes still show in verbose mode, as upstream shows them.
+        let staged = data.get("staged") == Some(&Value::Bool(true));
+        if !(is_write(action) || verbose && staged) {
             continue;
         }
         let empty = Map::new();
@@ -70,7 +87,11 @@ pub fn line(actions: &[Action], mode: Notify) -> Option<String> {
             .map(str::to_string)
             .unwrap_or_else(|| {
                 let t = arg("target");
-                if t.is_empty() { "memory".into() } else { t.into() }
+                if t.is_empty() {
+                    "memory".into()
+                } else {
+                    t.into()
+                }
             });
         if !verbose
             && (lower.contains("created")
@@ -227,6 +248,11 @@ mod tests {
                 "memory",
                 json!({"action": "replace", "target": "memory", "old_text": "x", "content": "y"}),
                 json!({"success": false, "error": "No entry matched 'x'."}),
+            ),
+            act(
+                "memory",
+                json!({"action": "add", "target": "memory", "content": "Uses fish"}),
+                json!({"success": true, "target": "memory", "message": crate::memory::store::MESSAGE_EXISTS}),
             ),
         ]
     }

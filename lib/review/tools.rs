@@ -39,9 +39,30 @@ pub struct Log {
     pub proposals: Vec<Value>,
 }
 
-/// Where a proposal run writes instead of the home, and the root its diffs are relative to.
+/// Where a proposal run writes instead of the home (its diffs are relative to it), and the
+/// home it stands for.
 pub struct Scratch {
     pub root: PathBuf,
+    pub home: PathBuf,
+}
+
+/// The result with every mention of the scratch copy turned back into the home, so the
+/// model sees what a direct run shows it.
+fn unscratch(value: Value, scratch: &Scratch) -> Value {
+    let from = scratch.root.display().to_string();
+    let to = scratch.home.display().to_string();
+    match value {
+        Value::String(s) if s.contains(&from) => Value::String(s.replace(&from, &to)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| unscratch(v, scratch)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, unscratch(v, scratch)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 pub struct ReviewTools {
@@ -153,11 +174,6 @@ fn read_into(files: &mut BTreeMap<String, String>, root: &Path, path: &Path) {
     files.insert(rel, String::from_utf8_lossy(&bytes).into_owned());
 }
 
-fn succeeded(result: &Value) -> bool {
-    result.get("success").is_some_and(crate::pytext::truthy)
-        && result.get("staged") != Some(&Value::Bool(true))
-}
-
 impl ToolHook for ReviewTools {
     fn call(&mut self, name: &str, args: &Value) -> Value {
         let writes = name == "memory" || name == "skill_manage";
@@ -166,8 +182,21 @@ impl ToolHook for ReviewTools {
         } else {
             BTreeMap::new()
         };
-        let result = self.answer(name, args);
-        if self.scratch.is_some() && succeeded(&result) {
+        let mut result = self.answer(name, args);
+        if let Some(scratch) = &self.scratch {
+            result = unscratch(result, scratch);
+        }
+        let action = Action {
+            tool: name.to_string(),
+            arguments: args.clone(),
+            result: result.clone(),
+        };
+        let proposed = if writes {
+            super::summary::is_write(&action)
+        } else {
+            result.get("success").is_some_and(crate::pytext::truthy)
+        };
+        if self.scratch.is_some() && proposed {
             let record = if writes {
                 let mut after = self.snapshot(name, args);
                 // A write that moved the skill (an archive) leaves its old files behind in
@@ -195,11 +224,7 @@ impl ToolHook for ReviewTools {
                 self.log.borrow_mut().proposals.push(record);
             }
         }
-        self.log.borrow_mut().actions.push(Action {
-            tool: name.to_string(),
-            arguments: args.clone(),
-            result: result.clone(),
-        });
+        self.log.borrow_mut().actions.push(action);
         result
     }
 }

@@ -8,6 +8,7 @@ pub mod curate;
 pub mod guard;
 pub mod memory;
 pub mod recall;
+pub mod review;
 pub mod sessions;
 pub mod skills;
 
