@@ -500,3 +500,87 @@ fn proposals_write_nothing_and_apply_to_the_same_files() {
         assert_eq!(home.read(file), direct.read(file), "{file}");
     }
 }
+
+#[test]
+fn a_failed_review_keeps_what_it_wrote_and_says_why_in_one_line() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Works in UTC.\"}",
+        ),
+        Reply::Http {
+            status: 400,
+            headers: Vec::new(),
+            body: "context length exceeded".into(),
+        },
+    ]);
+    let home = home_for(&srv, "");
+    let input = conversation(
+        home.path(),
+        "conv.jsonl",
+        &[
+            json!({"role": "user", "content": "All my times are UTC."}),
+            json!({"role": "assistant", "content": "Noted."}),
+        ],
+    );
+    let out = review(home.path()).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("hermes-review: review failed: ")
+            && stderr.contains("context length exceeded"),
+        "{stderr}"
+    );
+    assert_eq!(home.read("memories/USER.md"), "Works in UTC.");
+    let recs = records(&out.stdout);
+    assert_eq!(recs.len(), 2);
+    let summary = &recs[1];
+    assert_eq!(summary["line"], "💾 Self-improvement review: User profile updated");
+    assert_eq!(summary["writes"], 1);
+    assert!(summary["error"].as_str().unwrap().contains("context length exceeded"));
+}
+
+#[test]
+fn a_recorded_review_replays_offline_to_the_same_files() {
+    let srv = server(patch_script());
+    let recorded = git_home(&srv);
+    let input = conversation(recorded.path(), "conv.jsonl", &git_conversation());
+    let cassette = recorded.path().join("review.cassette.jsonl");
+    let out = review(recorded.path())
+        .env("HERMES_NOW", "2026-12-01T10:00:00Z")
+        .arg("--record")
+        .arg(&cassette)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+
+    let offline = support::TempHome::new();
+    offline.write(
+        "skills/git-workflow/SKILL.md",
+        skill("git-workflow", "How to update and push branches", GIT_SKILL),
+    );
+    let input = conversation(offline.path(), "conv.jsonl", &git_conversation());
+    let replayed = review(offline.path())
+        .env("HERMES_NOW", "2026-12-01T10:00:00Z")
+        .arg("--replay")
+        .arg(&cassette)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        replayed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    for file in ["skills/git-workflow/SKILL.md", "skills/.usage.json"] {
+        assert_eq!(offline.read(file), recorded.read(file), "{file}");
+    }
+    let (a, b) = (records(&out.stdout), records(&replayed.stdout));
+    // Only the homes' paths differ (in skill_view's skill_dir).
+    assert_eq!(a[0]["arguments"], b[0]["arguments"]);
+    assert_eq!(a[1], b[1]);
+}
