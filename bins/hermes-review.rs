@@ -23,7 +23,7 @@ Examples:
   hermes-index export --session ID | hermes-review --memory
   hermes-review --propose conv.jsonl | jq -c 'select(.tool==\"skill_manage\" or .tool==\"skill_view\").arguments' \\
       | hermes-skills apply --origin background_review
-  hermes-review --replay testdata/review/correction.cassette.jsonl conv.jsonl
+  hermes-index export | hermes-review --batch -j 8     # learn from every stored session
 
 Exit codes: 0 the review ran (including \"Nothing to save.\"); 1 it failed (model or API error,
 budget of 16 model calls spent, replay divergence) — writes made before stay; 2 bad usage,
@@ -68,6 +68,15 @@ struct Cli {
     /// Answer from a cassette instead of a model
     #[arg(long, value_name = "FILE")]
     replay: Option<PathBuf>,
+    /// Review many sessions: the input is one session object per line (hermes-index export)
+    #[arg(long)]
+    batch: bool,
+    /// With --batch: reviews at a time
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 4)]
+    jobs: usize,
+    /// With --batch: also review sessions an earlier batch reviewed
+    #[arg(long, requires = "batch")]
+    again: bool,
     /// Output format [default: text on a terminal, jsonl otherwise]
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -95,6 +104,9 @@ fn main() -> ExitCode {
         replay: cli.replay,
         format: cli.format,
         quiet: cli.quiet,
+        batch: cli.batch,
+        jobs: cli.jobs,
+        again: cli.again,
     };
     match cli::run(options) {
         Ok(code) => ExitCode::from(code),

@@ -537,9 +537,17 @@ fn a_failed_review_keeps_what_it_wrote_and_says_why_in_one_line() {
     let recs = records(&out.stdout);
     assert_eq!(recs.len(), 2);
     let summary = &recs[1];
-    assert_eq!(summary["line"], "💾 Self-improvement review: User profile updated");
+    assert_eq!(
+        summary["line"],
+        "💾 Self-improvement review: User profile updated"
+    );
     assert_eq!(summary["writes"], 1);
-    assert!(summary["error"].as_str().unwrap().contains("context length exceeded"));
+    assert!(
+        summary["error"]
+            .as_str()
+            .unwrap()
+            .contains("context length exceeded")
+    );
 }
 
 #[test]
@@ -583,4 +591,82 @@ fn a_recorded_review_replays_offline_to_the_same_files() {
     // Only the homes' paths differ (in skill_view's skill_dir).
     assert_eq!(a[0]["arguments"], b[0]["arguments"]);
     assert_eq!(a[1], b[1]);
+}
+
+fn exported_sessions(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{}\n",
+                json!({"id": format!("s{i:02}"), "source": "cli", "system_prompt": null,
+                    "messages": [
+                        {"role": "user", "content": format!("question {i}"), "tool_calls": null},
+                        {"role": "assistant", "content": format!("answer {i}"), "tool_calls": null}]})
+            )
+        })
+        .collect()
+}
+
+fn batch(home: &std::path::Path, input: String, extra: &[&str]) -> (Vec<Value>, Value) {
+    let out = review(home)
+        .args(["--batch", "-j", "4"])
+        .args(extra)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut recs = records(&out.stdout);
+    let totals = recs.pop().unwrap();
+    (recs, totals)
+}
+
+#[test]
+fn a_batch_over_fifty_exported_sessions_is_resumable() {
+    let srv = server(vec![Reply::text("Nothing to save."); 100]);
+    let home = home_for(&srv, "");
+
+    // A first run that got through twenty sessions.
+    let (recs, totals) = batch(home.path(), exported_sessions(20), &[]);
+    let order: Vec<String> = recs
+        .iter()
+        .map(|r| r["session"].as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = (0..20).map(|i| format!("s{i:02}")).collect();
+    assert_eq!(order, expected);
+    assert_eq!(
+        totals,
+        json!({"type": "batch", "sessions": 20, "reviewed": 20, "skipped": 0, "failed": 0,
+            "writes": 0, "requests": 20, "bytes_sent": totals["bytes_sent"]})
+    );
+    assert_eq!(srv.requests().len(), 20);
+
+    // The whole export: only the thirty new sessions are reviewed.
+    let (recs, totals) = batch(home.path(), exported_sessions(50), &[]);
+    assert_eq!(recs.len(), 30);
+    assert_eq!(recs[0]["session"], "s20");
+    assert_eq!(totals["skipped"], 20);
+    assert_eq!(totals["reviewed"], 30);
+    assert_eq!(srv.requests().len(), 50);
+
+    // Nothing left to do, unless asked to do it again.
+    let (recs, totals) = batch(home.path(), exported_sessions(50), &[]);
+    assert!(recs.is_empty());
+    assert_eq!(totals["skipped"], 50);
+    assert_eq!(srv.requests().len(), 50);
+    let (recs, totals) = batch(home.path(), exported_sessions(50), &["--again"]);
+    assert_eq!(recs.len(), 50);
+    assert_eq!(totals["reviewed"], 50);
+    assert_eq!(srv.requests().len(), 100);
+    // Each review is its own request with its own conversation.
+    let firsts: std::collections::BTreeSet<String> = srv.bodies()[50..]
+        .iter()
+        .map(|b| b["messages"][1]["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(firsts.len(), 50);
+    assert_eq!(home.read("review/reviewed.jsonl").lines().count(), 100);
 }

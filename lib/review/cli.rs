@@ -8,6 +8,9 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::Value;
 
+use std::sync::{Arc, Mutex};
+
+use super::batch::{self, Source};
 use super::input::{self, Conversation};
 use super::prompts::Kind;
 use super::run::{self, Report, ScratchHome, Setup};
@@ -39,6 +42,12 @@ pub struct ReviewOptions {
     pub replay: Option<PathBuf>,
     pub format: Option<Format>,
     pub quiet: bool,
+    /// `--batch`: the input is one session object per line.
+    pub batch: bool,
+    /// `-j`: reviews at a time in a batch.
+    pub jobs: usize,
+    /// `--again`: review sessions a batch already reviewed.
+    pub again: bool,
 }
 
 /// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
@@ -46,16 +55,68 @@ pub struct ReviewOptions {
 pub fn run(options: ReviewOptions) -> anyhow::Result<u8> {
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
-    let conversation = read_input(options.input.as_deref())?;
+    let text = read_input(options.input.as_deref())?;
+    if options.batch {
+        let sessions = read_sessions(&text)?;
+        let (setup, source, _) = prepare(&options, home, config, true)?;
+        return run_batch(&options, &setup, &sessions, &source);
+    }
+    let conversation = input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))?;
     if conversation.messages.is_empty() {
         anyhow::bail!("nothing to review: the input holds no messages");
     }
-    let (setup, transport, scratch) = prepare(&options, home, config)?;
-    let report = run::review(&setup, &conversation, transport, scratch.as_ref())?;
+    let (setup, source, scratch) = prepare(&options, home, config, false)?;
+    let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
     print(&options, &setup, &report)
 }
 
-fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Conversation> {
+/// One session object per line (what `hermes-index export` writes).
+fn read_sessions(text: &str) -> anyhow::Result<Vec<Conversation>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| anyhow::anyhow!("bad input: line {}: not JSON: {e}", i + 1))?;
+        out.push(input::session(i + 1, &value).map_err(|e| anyhow::anyhow!("bad input: {e}"))?);
+    }
+    Ok(out)
+}
+
+fn run_batch(
+    options: &ReviewOptions,
+    setup: &Setup,
+    sessions: &[Conversation],
+    source: &Source,
+) -> anyhow::Result<u8> {
+    if !source.parallel() && options.jobs > 1 && !options.quiet {
+        eprintln!("{BIN}: a cassette is read in order: reviewing one session at a time");
+    }
+    let mut out = crate::io::output::Output::stdout();
+    let mut emit = |record: &Value| out.jsonl(record);
+    let totals = batch::run(
+        setup,
+        sessions,
+        source,
+        options.jobs,
+        options.again,
+        &mut emit,
+    )?;
+    out.jsonl(&totals.record())?;
+    out.finish()?;
+    if totals.failed > 0 {
+        eprintln!(
+            "{BIN}: {} of {} review(s) failed; run the batch again to retry them",
+            totals.failed,
+            totals.sessions - totals.skipped
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
     let text = match path.filter(|p| p.as_os_str() != "-") {
         Some(p) => {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
@@ -67,7 +128,7 @@ fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Conversation> {
             text
         }
     };
-    input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))
+    Ok(text)
 }
 
 /// The review's model: `--model/--provider/--base-url`, else `auxiliary.background_review.*`
@@ -122,7 +183,8 @@ fn prepare(
     options: &ReviewOptions,
     home: Home,
     config: Config,
-) -> anyhow::Result<(Setup, Box<dyn Transport>, Option<ScratchHome>)> {
+    batch: bool,
+) -> anyhow::Result<(Setup, Source, Option<ScratchHome>)> {
     let now = crate::clock::now()?;
     let fixed = std::env::var(crate::clock::NOW_VAR)
         .ok()
@@ -130,15 +192,14 @@ fn prepare(
         .map(|_| crate::clock::unix_seconds(now));
     let env = Env::load(&home.env_file());
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let scratch = if options.propose && !options.dry_run {
+    let scratch = if options.propose && !options.dry_run && !batch {
         Some(ScratchHome::copy_of(&home).context("cannot copy the stores for --propose")?)
     } else {
         None
     };
     let placeholders = run::placeholders(home.root(), &cwd);
     let resolved = resolve_endpoint(options, &config, &env);
-    let (transport, endpoint, routed): (Box<dyn Transport>, Endpoint, bool) = match &options.replay
-    {
+    let (source, endpoint, routed): (Source, Endpoint, bool) = match &options.replay {
         Some(path) => {
             let replayer = Replayer::open(path, placeholders).map_err(|e| {
                 anyhow::Error::new(Hinted::new(
@@ -175,7 +236,11 @@ fn prepare(
                     replayer.len()
                 );
             }
-            (Box::new(replayer), ep, routed)
+            (
+                Source::Shared(Arc::new(Mutex::new(Box::new(replayer)))),
+                ep,
+                routed,
+            )
         }
         None => {
             let (ep, routed) =
@@ -185,24 +250,27 @@ fn prepare(
             } else {
                 120.0
             };
-            let http = HttpTransport::new(
-                HttpSettings {
-                    base_url: ep.base_url.clone(),
-                    api_key: ep.api_key.clone(),
-                    connect_timeout: Duration::from_secs(30),
-                    read_timeout: Duration::from_secs_f64(read_timeout),
-                    extra_headers: Vec::new(),
-                },
-                std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            )?;
-            let transport: Box<dyn Transport> = match &options.record {
-                Some(path) => Box::new(
-                    Recorder::create(path, Box::new(http), placeholders)
-                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
-                ),
-                None => Box::new(http),
+            let settings = HttpSettings {
+                base_url: ep.base_url.clone(),
+                api_key: ep.api_key.clone(),
+                connect_timeout: Duration::from_secs(30),
+                read_timeout: Duration::from_secs_f64(read_timeout),
+                extra_headers: Vec::new(),
             };
-            (transport, ep, routed)
+            let http = move || -> anyhow::Result<Box<dyn Transport>> {
+                Ok(Box::new(HttpTransport::new(
+                    settings.clone(),
+                    Arc::new(std::sync::atomic::AtomicBool::new(false)),
+                )?))
+            };
+            let source = match &options.record {
+                Some(path) => Source::Shared(Arc::new(Mutex::new(Box::new(
+                    Recorder::create(path, http()?, placeholders)
+                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
+                )))),
+                None => Source::Fresh(Box::new(http)),
+            };
+            (source, ep, routed)
         }
     };
     let notify = match &options.notify {
@@ -231,7 +299,7 @@ fn prepare(
         cwd,
         quiet: options.quiet,
     };
-    Ok((setup, transport, scratch))
+    Ok((setup, source, scratch))
 }
 
 fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Result<u8> {
