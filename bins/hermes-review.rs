@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use hermes_loop::io::exit;
 use hermes_loop::io::format::Format;
 use hermes_loop::llm::Overrides;
@@ -21,6 +21,7 @@ then {\"type\":\"summary\",\"line\":\"💾 Self-improvement review: …\",…}.
 Examples:
   hermes-review ~/.hermes/pending/review/20261201_101500_ab12cd-1.jsonl
   hermes-index export --session ID | hermes-review --memory
+  hermes-review eval testdata/review-eval/cases.jsonl --model my-model   # rank models
   hermes-review --propose conv.jsonl | jq -c 'select(.tool==\"skill_manage\" or .tool==\"skill_view\").arguments' \\
       | hermes-skills apply --origin background_review
   hermes-index export | hermes-review --batch -j 8     # learn from every stored session
@@ -31,8 +32,10 @@ bad input or a setup error.";
 
 /// Reviews a conversation and saves what is worth keeping to memory and skills.
 #[derive(Parser)]
-#[command(name = BIN, version, after_help = AFTER_HELP)]
+#[command(name = BIN, version, after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// The conversation ('-' or nothing reads stdin)
     input: Option<PathBuf>,
     /// The Hermes home directory [default: $HERMES_HOME, else ~/.hermes]
@@ -85,8 +88,50 @@ struct Cli {
     quiet: bool,
 }
 
+#[derive(Subcommand)]
+enum Command {
+    /// Score the configured model's review decisions on labelled cases (one JSON object per
+    /// line; see testdata/review-eval/): precision and recall per class, duplicates
+    /// proposed, forbidden saves. Takes --model/--provider/--record/--replay.
+    Eval {
+        /// The cases
+        cases: PathBuf,
+        #[arg(short, long)]
+        model: Option<String>,
+        #[arg(long)]
+        provider: Option<String>,
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        #[arg(long, value_name = "FILE", conflicts_with = "replay")]
+        record: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        replay: Option<PathBuf>,
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+    },
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    let mut eval = None;
+    if let Some(Command::Eval {
+        cases,
+        model,
+        provider,
+        base_url,
+        record,
+        replay,
+        home,
+    }) = cli.command.take()
+    {
+        eval = Some(cases);
+        cli.model = model.or(cli.model);
+        cli.provider = provider.or(cli.provider);
+        cli.base_url = base_url.or(cli.base_url);
+        cli.record = record.or(cli.record);
+        cli.replay = replay.or(cli.replay);
+        cli.home = home.or(cli.home);
+    }
     let options = ReviewOptions {
         home: cli.home,
         input: cli.input,
@@ -107,6 +152,7 @@ fn main() -> ExitCode {
         batch: cli.batch,
         jobs: cli.jobs,
         again: cli.again,
+        eval,
     };
     match cli::run(options) {
         Ok(code) => ExitCode::from(code),

@@ -8,6 +8,7 @@ pub mod batch;
 pub mod cli;
 pub mod diff;
 pub mod digest;
+pub mod eval;
 pub mod input;
 pub mod prompts;
 pub mod run;

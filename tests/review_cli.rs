@@ -670,3 +670,42 @@ fn a_batch_over_fifty_exported_sessions_is_resumable() {
     assert_eq!(firsts.len(), 50);
     assert_eq!(home.read("review/reviewed.jsonl").lines().count(), 100);
 }
+
+/// `make test` scores the labelled cases offline from the recorded cassette (re-record with
+/// pipelines/record-review-eval.sh after changing prompts, tools or cases).
+#[test]
+fn eval_scores_the_labelled_cases_from_the_cassette() {
+    let home = support::TempHome::new();
+    let out = review(home.path())
+        .env("HERMES_NOW", "2026-12-01T09:00:00Z")
+        .arg("eval")
+        .arg("--replay")
+        .arg(support::testdata("review-eval/cassette.jsonl"))
+        .arg(support::testdata("review-eval/cases.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&out.stdout);
+    assert_eq!(recs.len(), 34);
+    let wrong: Vec<&str> = recs[..33]
+        .iter()
+        .filter(|r| r["ok"] == false)
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(wrong, ["pref-no-emoji", "smooth-greeting", "negative-curl"]);
+    assert_eq!(
+        recs[33],
+        json!({"type": "eval", "model": "eval-model", "cases": 33, "correct": 30,
+            "accuracy": 0.909, "classes": {
+                "memory": {"precision": 0.875, "recall": 0.875, "tp": 7, "fp": 1, "fn": 1},
+                "nothing": {"precision": 0.917, "recall": 0.846, "tp": 11, "fp": 1, "fn": 2},
+                "skill_create": {"precision": 0.833, "recall": 1.0, "tp": 5, "fp": 1, "fn": 0},
+                "skill_patch": {"precision": 1.0, "recall": 1.0, "tp": 7, "fp": 0, "fn": 0}},
+            "duplicates_proposed": 1, "forbidden_saves": 1, "failed": 0})
+    );
+}

@@ -40,6 +40,12 @@ impl Transport for SharedTransport {
             Err(_) => Err(LlmError::BadResponse("the shared transport failed".into())),
         }
     }
+
+    fn set_placeholder(&mut self, name: &str, value: &str) {
+        if let Ok(mut inner) = self.0.lock() {
+            inner.set_placeholder(name, value);
+        }
+    }
 }
 
 impl Source {

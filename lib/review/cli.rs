@@ -48,6 +48,8 @@ pub struct ReviewOptions {
     pub jobs: usize,
     /// `--again`: review sessions a batch already reviewed.
     pub again: bool,
+    /// `eval CASES.jsonl`: score the model on labelled cases.
+    pub eval: Option<PathBuf>,
 }
 
 /// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
@@ -55,6 +57,18 @@ pub struct ReviewOptions {
 pub fn run(options: ReviewOptions) -> anyhow::Result<u8> {
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
+    if let Some(path) = &options.eval {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let cases = super::eval::parse_cases(&text)?;
+        let (setup, source, _) = prepare(&options, home, config, true)?;
+        let mut out = crate::io::output::Output::stdout();
+        let mut emit = |record: &Value| out.jsonl(record);
+        let summary = super::eval::run(&setup, &cases, &mut || source.make_one(), &mut emit)?;
+        out.finish()?;
+        let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
+        return Ok(u8::from(failed > 0));
+    }
     let text = read_input(options.input.as_deref())?;
     if options.batch {
         let sessions = read_sessions(&text)?;
