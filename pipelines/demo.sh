@@ -158,6 +158,28 @@ USAGE
 fi
 
 # [hermes-review]
+if have hermes-review; then
+    # A fresh copy of the home: the recorded requests carry its skills and memory as they are
+    # in testdata/home (pipelines/record-review-demo.sh made the cassette).
+    REVIEW_HOME="$(mktemp -d "${TMPDIR:-/tmp}/hermes-review-demo.XXXXXX")"
+    trap 'rm -rf "$HERMES_HOME" "$REVIEW_HOME"' EXIT
+    cp -R testdata/home/. "$REVIEW_HOME"/
+    REVIEW_CASSETTE="$PWD/testdata/review/demo.cassette.jsonl"
+    CONVERSATION="$PWD/testdata/review/demo-conversation.jsonl"
+    step "hermes-review: a finished conversation (the user corrected the answer's length)"
+    cut -c1-110 testdata/review/demo-conversation.jsonl
+    step "hermes-review: the review proposes first (--propose: nothing written, a diff per change)"
+    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-review --quiet --propose \
+        --replay "$REVIEW_CASSETTE" "$CONVERSATION") \
+        | { if command -v jq >/dev/null; then jq -r 'select(.type=="proposal") | .diff' | head -32; else cat; fi; }
+    step "hermes-review: the same review, for real, offline from a cassette"
+    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-review --quiet \
+        --replay "$REVIEW_CASSETTE" "$CONVERSATION") \
+        | { if command -v jq >/dev/null; then jq -r 'if .type=="action" then "  ┊ \(.tool) \(.arguments.action // "") \(.arguments.name // .arguments.target // "") → \(.result.message // .result.error // "ok")" else .line end'; else cat; fi; }
+    step "hermes-review: the next chat's system prompt lists the new skill, and knows the user"
+    HERMES_HOME="$REVIEW_HOME" hermes-skills prompt-index --format text | grep -B1 -A1 tls-certificate
+    HERMES_HOME="$REVIEW_HOME" hermes-memory show --target user --format text
+fi
 
 # [hermes-chat]
 if have hermes-chat; then
