@@ -166,6 +166,7 @@ if have hermes-review; then
     cp -R testdata/home/. "$REVIEW_HOME"/
     REVIEW_CASSETTE="$PWD/testdata/review/demo.cassette.jsonl"
     CONVERSATION="$PWD/testdata/review/demo-conversation.jsonl"
+    CURATE_CASSETTE="$PWD/testdata/review/demo-curate.cassette.jsonl"
     step "hermes-review: a finished conversation (the user corrected the answer's length)"
     cut -c1-110 testdata/review/demo-conversation.jsonl
     step "hermes-review: the review proposes first (--propose: nothing written, a diff per change)"
@@ -179,6 +180,12 @@ if have hermes-review; then
     step "hermes-review: the next chat's system prompt lists the new skill, and knows the user"
     HERMES_HOME="$REVIEW_HOME" hermes-skills prompt-index --format text | grep -B1 -A1 tls-certificate
     HERMES_HOME="$REVIEW_HOME" hermes-memory show --target user --format text
+    if have hermes-curate; then
+        step "hermes-curate: the consolidation pass looks at the new skill (dry run, offline from a cassette)"
+        (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-curate run --dry-run --consolidate \
+            --replay "$CURATE_CASSETTE" --format text) | tail -1
+        sed -n '/^## LLM consolidation pass/,/^## Recovery/p' "$REVIEW_HOME"/logs/curator/*/REPORT.md
+    fi
 fi
 
 # [hermes-chat]
