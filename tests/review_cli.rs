@@ -709,3 +709,44 @@ fn eval_scores_the_labelled_cases_from_the_cassette() {
             "duplicates_proposed": 1, "forbidden_saves": 1, "failed": 0})
     );
 }
+
+/// A chat run with `-m big-model` hands over a prompt built for that model: the review on the
+/// configured model does not reuse it (its prefix would not be cached anyway, and it describes
+/// another model).
+#[test]
+fn a_prompt_built_for_another_model_is_not_reused() {
+    let srv = server(vec![Reply::text("Nothing to save.")]);
+    let home = home_for(&srv, "");
+    let prompt = "You are the chat's agent.\n\nConversation started: Tuesday\nModel: big-model\nProvider: custom";
+    let input = conversation(
+        home.path(),
+        "conv.jsonl",
+        &[
+            json!({"role": "system", "content": prompt}),
+            json!({"role": "user", "content": "hi"}),
+            json!({"role": "assistant", "content": "hello"}),
+        ],
+    );
+    let out = review(home.path()).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let body = &srv.bodies()[0];
+    assert_ne!(body["messages"][0]["content"], prompt);
+    assert_eq!(body["tools"].as_array().unwrap().len(), 4);
+
+    // The same prompt naming the configured model is reused byte for byte.
+    let srv = server(vec![Reply::text("Nothing to save.")]);
+    let home = home_for(&srv, "");
+    let prompt = prompt.replace("big-model", "fake-model");
+    let input = conversation(
+        home.path(),
+        "conv.jsonl",
+        &[
+            json!({"role": "system", "content": prompt}),
+            json!({"role": "user", "content": "hi"}),
+            json!({"role": "assistant", "content": "hello"}),
+        ],
+    );
+    let out = review(home.path()).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(srv.bodies()[0]["messages"][0]["content"], prompt);
+}

@@ -227,7 +227,17 @@ pub fn review(
         .context("cannot open the review's scratch session store")?;
     migrate::ensure_schema(&mut db).context("cannot prepare the scratch session store")?;
 
-    let chat_prompt = conversation.system_prompt.clone().filter(|_| !setup.routed);
+    // The chat's prompt is reused only on the chat's own model: a prompt that names another
+    // model or provider (the chat ran with `-m`) is not, whatever config.yaml says.
+    let chat_prompt = conversation.system_prompt.clone().filter(|p| {
+        !setup.routed
+            && (!p.lines().any(|l| l.starts_with("Model: "))
+                || crate::agent::prompt::reusable(
+                    p,
+                    &setup.endpoint.model,
+                    &setup.endpoint.provider,
+                ))
+    });
     let registry = if chat_prompt.is_some() {
         // The chat's own tools, so the request prefix is byte for byte the chat's.
         Registry::new(None)
