@@ -4,6 +4,7 @@
 //! summarised as Hermes summarises it ([`summary`]); [`run`] puts one review together and
 //! [`cli`] is the command. Proposals carry a [`diff`]; [`transport`] counts what is sent.
 
+pub mod approval;
 pub mod batch;
 pub mod cli;
 pub mod diff;

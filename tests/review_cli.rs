@@ -750,3 +750,54 @@ fn a_prompt_built_for_another_model_is_not_reused() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(srv.bodies()[0]["messages"][0]["content"], prompt);
 }
+
+#[test]
+fn with_memory_write_approval_a_memory_write_is_staged_not_made() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tea.\"}",
+        ),
+        Reply::text("Staged."),
+    ]);
+    let home = home_for(&srv, "memory:\n  write_approval: true\n");
+    let input = conversation(
+        home.path(),
+        "conv.jsonl",
+        &[
+            json!({"role": "user", "content": "I only drink tea."}),
+            json!({"role": "assistant", "content": "Noted."}),
+        ],
+    );
+    let out = review(home.path())
+        .env("HERMES_NOW", "2026-12-01T10:00:00Z")
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!home.path().join("memories/USER.md").exists());
+    let pending: Vec<_> = std::fs::read_dir(home.path().join("pending/memory"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pending.len(), 1);
+    let mut record: Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending[0]).unwrap()).unwrap();
+    let id = record["id"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 8);
+    record["id"] = json!("<id>");
+    assert_eq!(
+        record,
+        json!({"id": "<id>", "subsystem": "memory", "action": "add",
+            "summary": "add to user profile: Prefers tea.", "origin": "background_review",
+            "created_at": 1796119200.0,
+            "payload": {"action": "add", "target": "user", "content": "Prefers tea.", "old_text": ""}})
+    );
+    let recs = records(&out.stdout);
+    assert_eq!(recs[0]["result"]["staged"], true);
+    assert_eq!(recs[0]["result"]["pending_id"], id);
+    // A staged write is not a write: nothing to announce in "on" mode.
+    assert_eq!(recs[1]["line"], Value::Null);
+    assert_eq!(recs[1]["writes"], 0);
+}

@@ -283,12 +283,11 @@ pub fn review(
         root: s.root.clone(),
         home: setup.home.root().to_path_buf(),
     });
-    agent.set_tool_hook(Box::new(ReviewTools::new(
-        library,
-        store,
-        log.clone(),
-        scratch_info,
-    )));
+    let mut tools = ReviewTools::new(library, store, log.clone(), scratch_info);
+    if super::approval::gate_on(&setup.config) {
+        tools.stage_memory_in(work_home.clone(), setup.clock.now());
+    }
+    agent.set_tool_hook(Box::new(tools));
     let mut notes = Notes { quiet: setup.quiet };
     let outcome = agent
         .run_turn(&request, &mut notes)

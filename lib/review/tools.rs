@@ -68,6 +68,8 @@ fn unscratch(value: Value, scratch: &Scratch) -> Value {
 pub struct ReviewTools {
     library: Library,
     memory: Option<MemoryStore>,
+    /// `memory.write_approval` is on: memory writes are staged, never made.
+    stage_memory: Option<(crate::home::Home, f64)>,
     marks: ReadMarks,
     scanner: &'static dyn WriteScanner,
     log: Rc<RefCell<Log>>,
@@ -84,11 +86,17 @@ impl ReviewTools {
         ReviewTools {
             library,
             memory,
+            stage_memory: None,
             marks: ReadMarks::default(),
             scanner: crate::guard::write_guard::agent_write_scanner(),
             log,
             scratch,
         }
+    }
+
+    /// Stages memory writes in `home` instead of making them (the approval gate).
+    pub fn stage_memory_in(&mut self, home: crate::home::Home, now: f64) {
+        self.stage_memory = Some((home, now));
     }
 
     fn session(&mut self) -> Session<'_> {
@@ -99,9 +107,11 @@ impl ReviewTools {
 
     fn answer(&mut self, name: &str, args: &Value) -> Value {
         match name {
-            "memory" => match self.memory.as_mut() {
-                Some(store) => memory::tool::answer(store, args),
-                None => memory::tool::unavailable(),
+            "memory" => match (self.memory.as_mut(), &self.stage_memory) {
+                (None, _) => memory::tool::unavailable(),
+                (Some(_), Some((home, now))) => super::approval::stage(home, args, *now)
+                    .unwrap_or_else(|e| json!({"success": false, "error": e.to_string()})),
+                (Some(store), None) => memory::tool::answer(store, args),
             },
             "skills_list" => {
                 let category = args.get("category").and_then(Value::as_str);
