@@ -26,6 +26,10 @@ Examples:
       | hermes-skills apply --origin background_review
   hermes-index export | hermes-review --batch -j 8     # learn from every stored session
 
+Environment: HERMES_HOME, HERMES_NOW, HERMES_BASE_URL, HERMES_API_KEY; HERMES_REVIEW_REPLAY and
+HERMES_REVIEW_RECORD stand for --replay/--record when neither flag is given (hermes-chat starts
+the review with --home and the file only).
+
 Exit codes: 0 the review ran (including \"Nothing to save.\"); 1 it failed (model or API error,
 budget of 16 model calls spent, replay divergence) — writes made before stay; 2 bad usage,
 bad input or a setup error.";

@@ -167,16 +167,20 @@ if have hermes-review; then
     REVIEW_CASSETTE="$PWD/testdata/review/demo.cassette.jsonl"
     CONVERSATION="$PWD/testdata/review/demo-conversation.jsonl"
     CURATE_CASSETTE="$PWD/testdata/review/demo-curate.cassette.jsonl"
+    CHAT_CASSETTE="$PWD/testdata/review/demo-chat.cassette.jsonl"
+    CHAT_REVIEW_CASSETTE="$PWD/testdata/review/demo-chat-review.cassette.jsonl"
+    CHAT_PROMPT="$(cat testdata/review/demo-chat-prompt.txt)"
     step "hermes-review: a finished conversation (the user corrected the answer's length)"
     cut -c1-110 testdata/review/demo-conversation.jsonl
     step "hermes-review: the review proposes first (--propose: nothing written, a diff per change)"
     (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-review --quiet --propose \
         --replay "$REVIEW_CASSETTE" "$CONVERSATION") \
         | { if command -v jq >/dev/null; then jq -r 'select(.type=="proposal") | .diff' | head -32; else cat; fi; }
-    step "hermes-review: the same review, for real, offline from a cassette"
-    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-review --quiet \
-        --replay "$REVIEW_CASSETTE" "$CONVERSATION") \
-        | { if command -v jq >/dev/null; then jq -r 'if .type=="action" then "  ┊ \(.tool) \(.arguments.action // "") \(.arguments.name // .arguments.target // "") → \(.result.message // .result.error // "ok")" else .line end'; else cat; fi; }
+    step "hermes-chat → hermes-review: a turn that makes both reviews due; the chat waits for the review (offline)"
+    printf 'memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 1\n' >> "$REVIEW_HOME/config.yaml"
+    echo "› $CHAT_PROMPT"
+    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" HERMES_REVIEW_REPLAY="$CHAT_REVIEW_CASSETTE" \
+        hermes-chat --replay "$CHAT_CASSETTE" --approvals deny --review-wait -z "$CHAT_PROMPT") 2>&1
     step "hermes-review: the next chat's system prompt lists the new skill, and knows the user"
     HERMES_HOME="$REVIEW_HOME" hermes-skills prompt-index --format text | grep -B1 -A1 tls-certificate
     HERMES_HOME="$REVIEW_HOME" hermes-memory show --target user --format text

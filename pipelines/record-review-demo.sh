@@ -34,3 +34,23 @@ cd "$work"
 HERMES_HOME="$work" HERMES_NOW="${HERMES_NOW:-2026-11-29T12:00:00Z}" \
 HERMES_BASE_URL="$(cat url)" "$BIN/hermes-curate" run --dry-run --consolidate --format text \
     --record "$OLDPWD/testdata/review/demo-curate.cassette.jsonl"
+
+# The chat → review hand-off: hermes-chat (demo-chat.cassette.jsonl) answers one turn that
+# makes both reviews due, and starts hermes-review on it (demo-chat-review.cassette.jsonl).
+kill "$server_pid" 2>/dev/null || true
+cd "$OLDPWD"
+chat_home="$(mktemp -d "${TMPDIR:-/tmp}/hermes-record-chat.XXXXXX")"
+trap 'kill "${server_pid:-0}" 2>/dev/null || true; rm -rf "$work" "$chat_home"' EXIT
+cp -R testdata/home/. "$chat_home"/
+printf 'memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 1\n' >> "$chat_home/config.yaml"
+rm -f "$work/url"
+"$BIN/examples/chat-server" testdata/review/demo-chat-script.json 0 --linger 60 > "$work/url" &
+server_pid=$!
+for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
+cargo build --quiet --bin hermes-chat
+cd "$chat_home"
+HERMES_HOME="$chat_home" HERMES_NOW="${HERMES_NOW:-2026-11-29T12:00:00Z}" \
+HERMES_BASE_URL="$(cat "$work/url")" HERMES_REVIEW_RECORD="$OLDPWD/testdata/review/demo-chat-review.cassette.jsonl" \
+    "$BIN/hermes-chat" --provider custom --model demo-model --approvals deny --review-wait \
+    --record "$OLDPWD/testdata/review/demo-chat.cassette.jsonl" \
+    -z "$(cat "$OLDPWD/testdata/review/demo-chat-prompt.txt")"

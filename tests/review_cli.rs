@@ -801,3 +801,61 @@ fn with_memory_write_approval_a_memory_write_is_staged_not_made() {
     assert_eq!(recs[1]["line"], Value::Null);
     assert_eq!(recs[1]["writes"], 0);
 }
+
+/// `make demo`'s loop, offline: a chat turn makes both reviews due, hermes-chat starts
+/// hermes-review (which replays its own cassette), the review creates a skill and a memory
+/// entry, and the chat prints the review's line. Re-record the cassettes with
+/// pipelines/record-review-demo.sh after changing the prompts or the tools.
+#[test]
+fn the_demo_chat_to_review_loop_replays_offline() {
+    let home = support::TempHome::new();
+    copy_tree(&support::testdata("home"), home.path());
+    let config = home.read("config.yaml");
+    home.write(
+        "config.yaml",
+        format!("{config}memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 1\n"),
+    );
+    let prompt = std::fs::read_to_string(support::testdata("review/demo-chat-prompt.txt")).unwrap();
+    let out = support::bin("hermes-chat", home.path())
+        .current_dir(home.path())
+        .env("HERMES_NOW", "2026-11-29T12:00:00Z")
+        .env(
+            "HERMES_REVIEW_REPLAY",
+            support::testdata("review/demo-chat-review.cassette.jsonl"),
+        )
+        .arg("--replay")
+        .arg(support::testdata("review/demo-chat.cassette.jsonl"))
+        .args(["--approvals", "deny", "--review-wait", "-z", &prompt])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "💾 Self-improvement review: Skill 'tls-certificate-checks' created. · User profile updated"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        home.path()
+            .join("skills/devops/tls-certificate-checks/SKILL.md")
+            .is_file()
+    );
+    assert!(
+        home.read("memories/USER.md")
+            .ends_with("Wants short answers: the result and the one command, no explanation.")
+    );
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -54,7 +54,20 @@ pub struct ReviewOptions {
 
 /// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
 /// replay divergence) — what it wrote before stays written; setup errors are `Err` (exit 2).
-pub fn run(options: ReviewOptions) -> anyhow::Result<u8> {
+pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
+    // hermes-chat starts the review with `--home H FILE` only; these let an offline demo or
+    // test hand it a cassette through the chat.
+    if options.replay.is_none() && options.record.is_none() {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        options.replay = var("HERMES_REVIEW_REPLAY");
+        if options.replay.is_none() {
+            options.record = var("HERMES_REVIEW_RECORD");
+        }
+    }
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     if let Some(path) = &options.eval {
