@@ -14,7 +14,7 @@ INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer clean
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer tmux clean
 
 all: build
 
@@ -25,7 +25,7 @@ release:
 	$(CARGO) build --release
 
 ## test: everything CI checks, in the order that fails fastest.
-test: lint peer
+test: lint peer tmux
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast
 else
@@ -50,6 +50,11 @@ ifeq ($(HAVE_NEXTEST),yes)
 else
 	$(CARGO) test --no-fail-fast $(foreach t,$(INTEROP_TESTS),--test $(t))
 endif
+
+## tmux: the pseudo-terminal the terminal-session tests run hermes-chat in.
+tmux:
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } || \
+		{ echo "make: tmux is needed for tests/chat_tty.rs (apt-get install tmux)" >&2; exit 2; }
 
 ## peer: the Python Hermes we test against, pinned to 0.19.0, installed once.
 peer: $(PEER_STAMP)

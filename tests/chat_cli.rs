@@ -356,6 +356,28 @@ fn an_approval_is_asked_and_answered_over_jsonl() {
         .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "command_execution")
         .unwrap();
     assert_ne!(command["item"]["status"], "declined");
+    let result: Value =
+        serde_json::from_str(srv.bodies()[1]["messages"][3]["content"].as_str().unwrap()).unwrap();
+    let note = result["approval"].as_str().unwrap();
+    assert!(
+        note.starts_with("Command was flagged (curl-pipe-shell: "),
+        "{note}"
+    );
+    assert!(note.ends_with(") and approved by the user."), "{note}");
+}
+
+/// The exact `tools` array a request carries (testdata/agent/tools.json): a schema change
+/// shows up here, and the demo's cassette must then be recorded again.
+#[test]
+fn the_tool_schemas_sent_are_the_golden_ones() {
+    let srv = server(vec![Reply::text("ok")]);
+    let home = home_for(&srv, "");
+    chat(home.path()).args(["-z", "hi"]).assert().success();
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::testdata("agent/tools.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(srv.bodies()[0]["tools"], golden);
 }
 
 #[test]
@@ -681,7 +703,7 @@ fn the_demo_cassette_replays_byte_for_byte() {
     let prompt = std::fs::read_to_string(support::testdata("agent/demo-prompt.txt")).unwrap();
     let run = || {
         let home = support::TempHome::new();
-        copy_dir(&support::testdata("home"), home.path());
+        support::copy_tree(&support::testdata("home"), home.path());
         let out = support::bin("hermes-chat", home.path())
             .current_dir(home.path())
             .env("HERMES_NOW", "2026-11-29T12:00:00Z")
@@ -727,19 +749,6 @@ fn the_demo_cassette_replays_byte_for_byte() {
     }
     assert_eq!(usage_a, usage_b);
     assert!(usage_a.contains("\"nginx-cert-renewal\""));
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]
@@ -981,4 +990,65 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
     let t = transcript(home.path());
     assert_eq!(t[0], "user|wait|NULL|NULL");
     assert!(t[1].starts_with("assistant||NULL|tool_calls"), "{t:?}");
+}
+
+#[test]
+fn compaction_by_rotation_continues_in_a_child_session() {
+    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
+    let srv = server(vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text("done after rotation"),
+    ]);
+    let home = home_for(&srv, "");
+    let cfg = format!(
+        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\ncompression:\n  in_place: false\n",
+        srv.base_url()
+    );
+    home.write("config.yaml", cfg);
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "--json", "-z", "make output"])
+        .output()
+        .unwrap();
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let compaction = events
+        .iter()
+        .find(|e| e["item"]["type"] == "compaction")
+        .unwrap_or_else(|| panic!("no compaction: {}", stderr(&out)));
+    let parent = events[0]["thread_id"].as_str().unwrap().to_string();
+    assert_eq!(compaction["item"]["parent_session_id"], parent.as_str());
+    let child = compaction["item"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(child, parent);
+    let sessions = rows(
+        home.path(),
+        "SELECT id, parent_session_id, end_reason, title FROM sessions ORDER BY started_at, id",
+    );
+    let parent_row = sessions.iter().find(|r| r[0] == parent).unwrap();
+    let child_row = sessions.iter().find(|r| r[0] == child).unwrap();
+    assert_eq!(parent_row[2], "compression");
+    assert_eq!(child_row[1], parent);
+    assert_eq!(child_row[2], "agent_close");
+    let live = rows(
+        home.path(),
+        &format!("SELECT content FROM messages WHERE session_id = '{child}' ORDER BY id"),
+    );
+    assert!(live.iter().any(|r| r[0].starts_with("[CONTEXT COMPACTION")));
+    assert_eq!(live.last().unwrap()[0], "done after rotation");
+    // The parent keeps its full transcript.
+    assert_eq!(
+        rows(
+            home.path(),
+            &format!("SELECT COUNT(*) FROM messages WHERE session_id = '{parent}' AND active = 1")
+        )[0][0],
+        "9"
+    );
 }

@@ -131,3 +131,75 @@ print(sid)
         [["6"]]
     );
 }
+
+#[test]
+fn python_resumes_our_session_with_our_prompt_and_messages() {
+    let srv = server(vec![
+        Reply::tool_call("call_1", "terminal", "{\"command\": \"echo hi\"}"),
+        Reply::text("Done"),
+        Reply::text("from python"),
+    ]);
+    let home = home_for(&srv, "security:\n  tirith_enabled: false\n");
+    chat(home.path())
+        .args(["-z", "run echo"])
+        .assert()
+        .success();
+    let sid = rows(home.path(), "SELECT id FROM sessions")[0][0].clone();
+    let stored_prompt = rows(home.path(), "SELECT system_prompt FROM sessions")[0][0].clone();
+    let hermes = support::peer_python().with_file_name("hermes");
+    let out = Command::new(hermes)
+        .args(["chat", "--resume", &sid, "-q", "and again", "-Q"])
+        .env("HERMES_HOME", home.path())
+        .env("TZ", "UTC")
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Python's quiet mode also prints "↪ restored workspace dir: …" on stdout (quirk Q1).
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(printed.lines().last(), Some("from python"), "{printed}");
+    let body = srv.bodies().last().unwrap().clone();
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[0]["content"].as_str().unwrap(),
+        stored_prompt,
+        "Python reused our stored prompt"
+    );
+    let shape: Vec<Value> = messages[1..]
+        .iter()
+        .map(|m| {
+            json!([
+                m["role"],
+                m["content"],
+                m.get("tool_call_id"),
+                m.get("tool_calls")
+                    .map(|c| c[0]["function"]["arguments"].clone())
+            ])
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            json!(["user", "run echo", null, null]),
+            json!(["assistant", "", null, "{\"command\":\"echo hi\"}"]),
+            json!([
+                "tool",
+                "{\"output\": \"hi\", \"exit_code\": 0, \"error\": null}",
+                "call_1",
+                null
+            ]),
+            json!(["assistant", "Done", null, null]),
+            json!(["user", "and again", null, null]),
+        ]
+    );
+    // Python appended to the same session.
+    assert_eq!(rows(home.path(), "SELECT COUNT(*) FROM sessions"), [["1"]]);
+    assert_eq!(
+        rows(home.path(), "SELECT message_count FROM sessions"),
+        [["6"]]
+    );
+}

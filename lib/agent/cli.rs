@@ -26,6 +26,9 @@ use crate::llm::http::{HttpSettings, HttpTransport};
 use crate::llm::{Client, Delta, LlmError, RetryPolicy, Transport};
 use crate::sessions::live;
 
+/// Prints from another thread without breaking the line being typed.
+pub(super) type Printer = Arc<std::sync::Mutex<Box<dyn rustyline::ExternalPrinter + Send>>>;
+
 /// What the flags asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ChatOptions {
@@ -61,7 +64,13 @@ const BIN: &str = "hermes-chat";
 /// Runs hermes-chat; returns the exit code. Setup errors come back as `Err` (exit 2).
 pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     let interrupt = Arc::new(AtomicBool::new(false));
-    install_interrupt(interrupt.clone());
+    let interactive = options.oneshot.is_none()
+        && !options.json
+        && !options.input_jsonl
+        && std::io::stdin().is_terminal();
+    // At the terminal Ctrl-C cancels the turn and the session goes on; elsewhere a run that
+    // does not stop soon after the signal is ended.
+    install_interrupt(interrupt.clone(), !interactive);
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     let now = crate::clock::now()?;
@@ -155,14 +164,13 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     db.conn()
         .execute_batch("PRAGMA synchronous=NORMAL")
         .context("cannot configure state.db")?;
-    let interactive = options.oneshot.is_none() && !options.json && !options.input_jsonl;
-    let approvals = options.approvals.unwrap_or(
-        if options.input_jsonl || (interactive && std::io::stdin().is_terminal()) {
+    let approvals = options
+        .approvals
+        .unwrap_or(if options.input_jsonl || interactive {
             ApprovalMode::Ask
         } else {
             ApprovalMode::Deny
-        },
-    );
+        });
     let ephemeral = preload_skills(&home, &config, &options.skills)?;
     let parts = AgentParts {
         home: home.clone(),
@@ -196,6 +204,11 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
+    if !options.quiet {
+        for notice in agent.take_notices() {
+            eprintln!("{BIN}: {notice}");
+        }
+    }
     let session_id = agent.session_id.clone();
     agent
         .client_transport()
@@ -206,8 +219,8 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     } else if let Some(prompt) = &options.oneshot {
         let prompt = read_prompt(prompt)?;
         run_oneshot(&mut agent, &options, &prompt)
-    } else if std::io::stdin().is_terminal() {
-        run_lines(&mut agent, &options)
+    } else if interactive {
+        super::repl::run(&mut agent, &options)
     } else {
         Err(anyhow::Error::new(Hinted::new(
             "no prompt given",
@@ -270,12 +283,30 @@ fn preload_skills(home: &Home, config: &Config, names: &[String]) -> anyhow::Res
             &scanner,
         );
         let viewed = session.view(name, None);
-        match (viewed.get("content").and_then(Value::as_str), viewed.get("skill_dir").and_then(Value::as_str)) {
-            (Some(content), dir) => parts.push(format!(
+        match (
+            viewed.get("content").and_then(Value::as_str),
+            viewed.get("skill_dir").and_then(Value::as_str),
+        ) {
+            (Some(content), dir) => {
+                let missing: Vec<&str> = viewed
+                    .get("missing_required_environment_variables")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if !missing.is_empty() {
+                    // Only the terminal session asks; a script is told and goes on.
+                    eprintln!(
+                        "{BIN}: skill {name} needs {} (not set); add it to {} or the environment",
+                        missing.join(", "),
+                        home.env_file().display()
+                    );
+                }
+                parts.push(format!(
                 "[IMPORTANT: The user started this session with the \"{name}\" skill preloaded. Treat its instructions as active guidance for the session unless the user overrides them.]\n\n{}\n\n[Skill directory: {}]",
                 content.trim(),
                 dir.unwrap_or("")
-            )),
+            ));
+            }
             (None, _) => unknown.push(name.clone()),
         }
     }
@@ -290,7 +321,7 @@ fn preload_skills(home: &Home, config: &Config, names: &[String]) -> anyhow::Res
 
 /// SIGINT and SIGTERM ask the loop to stop; a run that does not stop within two seconds
 /// (a blocked read) exits with 130 anyway, after what was stored stays stored.
-fn install_interrupt(flag: Arc<AtomicBool>) {
+fn install_interrupt(flag: Arc<AtomicBool>, force_exit: bool) {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     if FLAG.set(flag).is_err() {
         return;
@@ -304,6 +335,9 @@ fn install_interrupt(flag: Arc<AtomicBool>) {
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+    if !force_exit {
+        return;
     }
     std::thread::spawn(|| {
         loop {
@@ -359,6 +393,14 @@ impl Observer for OneShot {
             eprintln!("{BIN}: {text}");
         }
     }
+
+    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
+        if std::io::stdin().is_terminal() {
+            ask_on_terminal(request)
+        } else {
+            Decision::Deny
+        }
+    }
 }
 
 fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow::Result<u8> {
@@ -367,7 +409,7 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
         terminal: std::io::stderr().is_terminal(),
     };
     let outcome = agent.run_turn(prompt, &mut observer)?;
-    finish_turn(agent, options, prompt, &outcome, &mut observer, None)?;
+    finish_turn(agent, options, prompt, &outcome, &mut observer, None, None)?;
     let code = match (&outcome.answer, &outcome.error) {
         _ if outcome.interrupted => EXIT_INTERRUPTED,
         (Some(answer), _) => {
@@ -388,13 +430,14 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
 }
 
 /// After a turn: the answer file, the title, and the review hand-off.
-fn finish_turn(
+pub(super) fn finish_turn(
     agent: &mut Agent,
     options: &ChatOptions,
     prompt: &str,
     outcome: &TurnOutcome,
     observer: &mut dyn Observer,
     json: Option<&mut JsonEvents>,
+    printer: Option<Printer>,
 ) -> anyhow::Result<()> {
     if let (Some(path), Some(answer)) = (&options.output_last_message, &outcome.answer) {
         std::fs::write(path, format!("{answer}\n"))
@@ -416,7 +459,7 @@ fn finish_turn(
     if options.no_review || outcome.interrupted || outcome.answer.is_none() || !due.any() {
         return Ok(());
     }
-    hand_off_review(agent, options, due, observer, json)
+    hand_off_review(agent, options, due, observer, json, printer)
 }
 
 fn hand_off_review(
@@ -425,6 +468,7 @@ fn hand_off_review(
     due: Due,
     observer: &mut dyn Observer,
     json: Option<&mut JsonEvents>,
+    printer: Option<Printer>,
 ) -> anyhow::Result<()> {
     let lines = agent.transcript_lines();
     let pending = agent.home.pending_dir("review");
@@ -434,7 +478,7 @@ fn hand_off_review(
         &lines,
         due,
         agent.home.root(),
-        options.review_wait,
+        options.review_wait || printer.is_some(),
     )
     .with_context(|| format!("cannot write the review input under {}", pending.display()))?;
     if let Some(reason) = &handoff.queued_reason {
@@ -448,10 +492,24 @@ fn hand_off_review(
         return Ok(());
     };
     if !options.review_wait {
-        observer.notice(&format!(
-            "review started in the background on {}",
-            handoff.input.display()
-        ));
+        match printer {
+            // The summary line appears between turns when the review ends.
+            Some(printer) => {
+                std::thread::spawn(move || {
+                    let Ok(output) = child.wait_with_output() else {
+                        return;
+                    };
+                    let summary = review::summary_line(&String::from_utf8_lossy(&output.stdout));
+                    if let (Some(line), Ok(mut p)) = (summary, printer.lock()) {
+                        let _ = p.print(format!("{line}\n"));
+                    }
+                });
+            }
+            None => observer.notice(&format!(
+                "review started in the background on {}",
+                handoff.input.display()
+            )),
+        }
         return Ok(());
     }
     let output = child
@@ -479,7 +537,7 @@ fn hand_off_review(
 }
 
 /// `--json`: events on stdout.
-struct JsonEvents {
+pub(super) struct JsonEvents {
     deltas: bool,
     /// Approvals are asked over stdin (`--input-format jsonl`).
     ask_on_stdin: bool,
@@ -595,7 +653,7 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         stdin_lines: None,
         pending_turns: Vec::new(),
     };
-    let loaded = &agent.loaded;
+    let loaded = agent.prompt_ready().clone();
     events.emit(&json!({"type": "thread.started", "thread_id": agent.session_id, "schema_version": 1,
         "model": agent.endpoint.model, "provider": agent.endpoint.provider, "resumed": agent.resumed,
         "loaded": {"memory_chars": loaded.memory_chars, "user_chars": loaded.user_chars,
@@ -674,113 +732,66 @@ fn json_turn(
         EXIT_OK
     };
     let mut silent = super::events::Silent;
-    finish_turn(agent, options, prompt, &outcome, &mut silent, Some(events))?;
+    finish_turn(
+        agent,
+        options,
+        prompt,
+        &outcome,
+        &mut silent,
+        Some(events),
+        None,
+    )?;
     if code == EXIT_OK {
         events.emit(&json!({"type": "turn.completed", "turn_id": turn_id, "usage": usage}));
     }
     Ok(code)
 }
 
-/// The terminal session until the next issue's full UI: one line in, the answer streamed out.
-struct Lines {
-    at_line_start: bool,
-}
-
-impl Observer for Lines {
-    fn delta(&mut self, _: &str, delta: &Delta<'_>) {
-        if let Delta::Text(t) = delta {
-            print!("{t}");
-            let _ = std::io::stdout().flush();
-            self.at_line_start = t.ends_with('\n');
-        }
-    }
-
-    fn item_completed(&mut self, item: &Item) {
-        let text = |k: &str| {
-            item.fields
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        match item.kind {
-            "command_execution" => eprintln!("  ┊ $ {}  [{}]", text("command"), text("status")),
-            "tool_call" => eprintln!("  ┊ {}  [{}]", text("name"), text("status")),
-            _ => {}
-        }
-    }
-
-    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, wait: Duration) {
-        eprintln!(
-            "{error} (attempt {attempt}/{of}; retrying in {:.1} s)",
-            wait.as_secs_f64()
-        );
-    }
-
-    fn notice(&mut self, text: &str) {
-        eprintln!("{text}");
-    }
-
-    fn approve(&mut self, request: &ApprovalRequest) -> Decision {
-        eprintln!(
-            "⚠ {} wants to run: {}\n  flagged by {}: {}",
-            BIN, request.command, request.rule, request.description
-        );
-        eprint!("  run it? [o]nce / [a]lways this session / [d]eny: ");
-        let mut answer = String::new();
-        if std::io::stdin().read_line(&mut answer).is_err() {
-            return Decision::Deny;
-        }
-        match answer.trim().to_lowercase().as_str() {
-            "o" | "once" | "y" | "yes" => Decision::Once,
-            "a" | "always" => Decision::Session,
-            _ => Decision::Deny,
-        }
-    }
-}
-
-fn run_lines(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
-    let loaded = &agent.loaded;
+/// Asks at the terminal (stderr for the question, stdin for the answer).
+pub(super) fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
     eprintln!(
-        "{BIN}: session {} · {} on {} · memory {} chars, user {} chars, {} skills, {} context file(s)",
-        agent.session_id,
-        agent.endpoint.model,
-        agent.endpoint.provider,
+        "⚠ {BIN} wants to run: {}\n  flagged by {}: {}",
+        request.command, request.rule, request.description
+    );
+    eprint!("  run it? [o]nce / [a]lways this session / [d]eny: ");
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return Decision::Deny;
+    }
+    match answer.trim().to_lowercase().as_str() {
+        "o" | "once" | "y" | "yes" => Decision::Once,
+        "a" | "always" => Decision::Session,
+        _ => Decision::Deny,
+    }
+}
+
+/// The line that says what a session loaded.
+pub(super) fn loaded_line(loaded: &super::prompt::Loaded) -> String {
+    let truncated = loaded.context_files.iter().filter(|c| c.truncated).count();
+    let mut line = format!(
+        "loaded: memory {} chars, user profile {} chars · {} skills in the index · {} context file(s)",
         loaded.memory_chars,
         loaded.user_chars,
         loaded.skills,
         loaded.context_files.len()
     );
-    let mut observer = Lines {
-        at_line_start: true,
-    };
-    let stdin = std::io::stdin();
-    loop {
-        eprint!("› ");
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(anyhow::Error::new(e).context("cannot read stdin")),
-        }
-        let text = line.trim();
-        if text.is_empty() {
-            continue;
-        }
-        if text == "/quit" || text == "/exit" {
-            break;
-        }
-        agent.interrupt.store(false, Ordering::SeqCst);
-        let outcome = agent.run_turn(text, &mut observer)?;
-        if !observer.at_line_start {
-            println!();
-            observer.at_line_start = true;
-        }
-        if let Some(error) = &outcome.error {
-            eprintln!("error: {error}");
-        }
-        finish_turn(agent, options, text, &outcome, &mut observer, None)?;
+    if truncated > 0 {
+        line.push_str(&format!(" ({truncated} truncated)"));
     }
-    agent.end("cli_close")?;
-    Ok(EXIT_OK)
+    line
+}
+
+/// The first line of a terminal session: which session, model and endpoint.
+pub(super) fn session_line(agent: &Agent) -> String {
+    let mut line = format!(
+        "{BIN}: session {} · {} on {}",
+        agent.session_id, agent.endpoint.model, agent.endpoint.provider
+    );
+    if agent.resumed {
+        line.push_str(&format!(
+            " · resumed with {} messages",
+            agent.messages.len()
+        ));
+    }
+    line
 }

@@ -83,6 +83,8 @@ pub struct PromptInputs<'a> {
     pub memory_block: String,
     pub memory_chars: usize,
     pub user_chars: usize,
+    /// The memory provider's block (`system_prompt_block`), empty without one.
+    pub provider_block: String,
     /// `Tuesday, December 01, 2026`.
     pub date: String,
     pub model: &'a str,
@@ -153,6 +155,9 @@ pub fn build(inputs: &PromptInputs<'_>) -> (String, Loaded) {
         volatile.push(inputs.memory_block.clone());
         loaded.memory_chars = inputs.memory_chars;
         loaded.user_chars = inputs.user_chars;
+    }
+    if !inputs.provider_block.trim().is_empty() {
+        volatile.push(inputs.provider_block.clone());
     }
     volatile.push(format!(
         "Conversation started: {}\nModel: {}\nProvider: {}",
@@ -299,6 +304,7 @@ mod tests {
             memory_block: String::new(),
             memory_chars: 0,
             user_chars: 0,
+            provider_block: String::new(),
             date: "Tuesday, December 01, 2026".into(),
             model: "fake-model",
             provider: "custom",

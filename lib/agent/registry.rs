@@ -28,6 +28,8 @@ pub struct Registry {
     /// Built once: every call of a run sends the same bytes.
     schemas: Vec<Value>,
     schema_chars: usize,
+    /// Tools answered by the memory provider.
+    external: BTreeSet<String>,
 }
 
 impl Registry {
@@ -44,7 +46,53 @@ impl Registry {
             allowed,
             schemas,
             schema_chars,
+            external: BTreeSet::new(),
         }
+    }
+
+    /// Adds a memory provider's tools. A name that a core tool has (or that is already taken)
+    /// is refused here, before any call could be routed to it. Returns the refused names.
+    pub fn add_external(&mut self, schemas: Vec<Value>) -> Vec<String> {
+        let mut refused = Vec::new();
+        for schema in schemas {
+            let Some(name) = schema
+                .pointer("/function/name")
+                .or_else(|| schema.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            if ALL_TOOLS.contains(&name.as_str())
+                || self.allowed.contains(&name)
+                || name.trim().is_empty()
+            {
+                refused.push(name);
+                continue;
+            }
+            // Accept both the OpenAI wrapper and a bare {name, description, parameters}.
+            let wrapped = if schema.get("type").and_then(Value::as_str) == Some("function") {
+                schema
+            } else {
+                json!({"type": "function", "function": schema})
+            };
+            self.external.insert(name.clone());
+            self.allowed.insert(name);
+            self.schemas.push(wrapped);
+        }
+        self.schemas.sort_by_key(|s| {
+            s.pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        });
+        self.schema_chars = self.schemas.iter().map(|s| s.to_string().len()).sum();
+        refused
+    }
+
+    /// Whether `name` is a memory provider's tool.
+    pub fn is_external(&self, name: &str) -> bool {
+        self.external.contains(name)
     }
 
     /// The size of the schemas as sent, for token estimates.

@@ -104,10 +104,22 @@ pub struct Agent {
     pub(super) session_created: bool,
     pub resumed: bool,
     pub(super) item_seq: u64,
-    /// Whether `memory` answered successfully in this turn (resets the memory counter).
+    /// The prompt size the endpoint last reported, for the compaction check.
     pub(super) last_prompt_tokens: u64,
     /// When set, answers every tool call in place of the built-in dispatch (the review).
     pub(super) tool_hook: Option<Box<dyn ToolHook>>,
+    /// Skills created by `skill_manage` in this run: name and folder (for `/learn`).
+    pub skills_created: Vec<(String, PathBuf)>,
+    /// The prompt while it is being built, and whether the stored one is kept.
+    pending_prompt: Option<(std::thread::JoinHandle<(String, Loaded)>, bool)>,
+    prompt_watch: Option<std::sync::mpsc::Receiver<Loaded>>,
+    /// Variables given to the model's commands beyond the process environment.
+    extra_env: Vec<(String, String)>,
+    /// The external memory provider, when `memory.provider` names one.
+    pub(super) provider: Option<super::provider::Provider>,
+    provider_block: String,
+    /// Notes for the person (a provider dropped, tools refused), printed by the driver.
+    pub(super) notices: Vec<String>,
 }
 
 /// Answers tool calls for a run that is not a chat: `hermes-review` routes every call
@@ -134,7 +146,8 @@ impl Agent {
     pub fn new(parts: AgentParts) -> Result<Agent, SetupError> {
         let mut agent = Agent::assemble(parts)?;
         agent.session_id = agent.fresh_session_id()?;
-        agent.build_prompt();
+        agent.start_provider();
+        agent.spawn_prompt(false);
         Ok(agent)
     }
 
@@ -166,6 +179,7 @@ impl Agent {
             .ok_or_else(|| SetupError::SessionNotFound(wanted.to_string()))?;
         let id = agent.fresh_session_id()?;
         agent.session_id = id.clone();
+        agent.start_provider();
         agent.build_prompt();
         let model_config = pyjson::dumps(
             &json!({"max_iterations": agent.settings.max_turns, "reasoning_config": null,
@@ -243,6 +257,13 @@ impl Agent {
             item_seq: 0,
             last_prompt_tokens: 0,
             tool_hook: None,
+            skills_created: Vec::new(),
+            pending_prompt: None,
+            prompt_watch: None,
+            extra_env: Vec::new(),
+            provider: None,
+            provider_block: String::new(),
+            notices: Vec::new(),
         })
     }
 
@@ -250,6 +271,7 @@ impl Agent {
         let head =
             live::head(&self.db, id)?.ok_or_else(|| SetupError::SessionNotFound(id.to_string()))?;
         self.session_id = head.id.clone();
+        self.start_provider();
         self.messages = live::load_conversation(&self.db, id)?;
         match head
             .system_prompt
@@ -258,7 +280,7 @@ impl Agent {
             Some(stored) => {
                 self.system_prompt = stored;
                 // What the stored prompt holds is what the model sees; count it as loaded.
-                self.build_loaded_only();
+                self.spawn_prompt(true);
             }
             None => {
                 self.build_prompt();
@@ -304,21 +326,13 @@ impl Agent {
         ))
     }
 
-    fn prompt_inputs(&self) -> (String, usize, String, usize, usize) {
-        let skills_index =
-            if self.registry.allows("skill_view") || self.registry.allows("skills_list") {
-                let options = crate::skills::prompt::PromptOptions {
-                    tools: Some(self.registry.names().clone()),
-                    ..Default::default()
-                };
-                let index = crate::skills::prompt::collect(&self.library, &options);
-                let count = index_count(&index);
-                let text = crate::skills::prompt::render(&index, &Default::default());
-                (text, count)
-            } else {
-                (String::new(), 0)
-            };
-        let (block, mem, user) = match &self.memory {
+    /// Everything the system prompt is made of, gathered now (cheap) so the expensive part,
+    /// the skills index over every SKILL.md, can run on another thread.
+    fn prompt_job(&self) -> impl FnOnce() -> (String, Loaded) + Send + 'static {
+        let library = self.library.clone();
+        let tools = self.registry.names().clone();
+        let with_skills = self.registry.allows("skill_view") || self.registry.allows("skills_list");
+        let (memory_block, memory_chars, user_chars) = match &self.memory {
             Some(store) => (
                 store.snapshot().prompt_part(
                     self.config.memory.memory_enabled,
@@ -329,47 +343,101 @@ impl Agent {
             ),
             None => (String::new(), 0, 0),
         };
-        (skills_index.0, skills_index.1, block, mem, user)
-    }
-
-    fn build_prompt(&mut self) {
-        let (skills_index, skills_count, memory_block, memory_chars, user_chars) =
-            self.prompt_inputs();
         let date = jiff::Timestamp::from_microsecond((self.clock.now() * 1e6) as i64)
             .map(prompt::date_line)
             .unwrap_or_default();
-        let inputs = PromptInputs {
-            hermes_home: self.home.root(),
-            cwd: self.workspace.cwd(),
-            tools: self.registry.names(),
-            skills_index,
-            skills_count,
-            memory_block,
-            memory_chars,
-            user_chars,
-            date,
-            model: &self.endpoint.model,
-            provider: &self.endpoint.provider,
-            ignore_rules: false,
-        };
-        let (text, loaded) = prompt::build(&inputs);
+        let hermes_home = self.home.root().to_path_buf();
+        let cwd = self.workspace.cwd().to_path_buf();
+        let model = self.endpoint.model.clone();
+        let provider = self.endpoint.provider.clone();
+        let provider_block = self.provider_block.clone();
+        move || {
+            let (skills_index, skills_count) = if with_skills {
+                let options = crate::skills::prompt::PromptOptions {
+                    tools: Some(tools.clone()),
+                    ..Default::default()
+                };
+                let index = crate::skills::prompt::collect(&library, &options);
+                let count = index.skills.len();
+                (
+                    crate::skills::prompt::render(&index, &Default::default()),
+                    count,
+                )
+            } else {
+                (String::new(), 0)
+            };
+            prompt::build(&PromptInputs {
+                hermes_home: &hermes_home,
+                cwd: &cwd,
+                tools: &tools,
+                skills_index,
+                skills_count,
+                memory_block,
+                memory_chars,
+                user_chars,
+                provider_block,
+                date,
+                model: &model,
+                provider: &provider,
+                ignore_rules: false,
+            })
+        }
+    }
+
+    fn build_prompt(&mut self) {
+        self.pending_prompt = None;
+        let (text, loaded) = self.prompt_job()();
         self.system_prompt = text;
         self.loaded = loaded;
     }
 
-    fn build_loaded_only(&mut self) {
-        let stored = std::mem::take(&mut self.system_prompt);
-        self.build_prompt();
-        self.system_prompt = stored;
+    /// Starts building the prompt on another thread (`keep_stored`: a resumed session keeps
+    /// its stored prompt and only the report of what is loaded is built).
+    fn spawn_prompt(&mut self, keep_stored: bool) {
+        let job = self.prompt_job();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handle = std::thread::spawn(move || {
+            let built = job();
+            let _ = tx.send(built.1.clone());
+            built
+        });
+        self.pending_prompt = Some((handle, keep_stored));
+        self.prompt_watch = Some(rx);
     }
 
-    pub fn system_prompt(&self) -> &str {
+    /// Tells, once, when the prompt being built is done and what it loaded (the terminal
+    /// shows its prompt first and this line when it arrives).
+    pub fn take_prompt_watch(&mut self) -> Option<std::sync::mpsc::Receiver<Loaded>> {
+        self.prompt_watch.take()
+    }
+
+    /// Waits for a prompt being built; returns what it loaded.
+    pub fn prompt_ready(&mut self) -> &Loaded {
+        if let Some((handle, keep_stored)) = self.pending_prompt.take() {
+            match handle.join() {
+                Ok((text, loaded)) => {
+                    if !keep_stored {
+                        self.system_prompt = text;
+                    }
+                    self.loaded = loaded;
+                }
+                // A panic in the builder is a bug; build again here so it surfaces.
+                Err(_) => self.build_prompt(),
+            }
+        }
+        &self.loaded
+    }
+
+    pub fn system_prompt(&mut self) -> &str {
+        self.prompt_ready();
         &self.system_prompt
     }
 
     /// Sends `text` as the system prompt, byte for byte (a review on the chat's own model
     /// reuses the chat's prompt so the provider's prompt cache still holds the prefix).
     pub fn set_system_prompt(&mut self, text: String) {
+        // A prompt still being built would replace this one when it lands.
+        self.prompt_ready();
         self.system_prompt = text;
     }
 
@@ -399,6 +467,7 @@ impl Agent {
         if self.session_created {
             return Ok(());
         }
+        self.prompt_ready();
         let model_config = pyjson::dumps(
             &json!({"max_iterations": self.settings.max_turns, "reasoning_config":
                 self.endpoint.reasoning_effort.as_ref().map(|e| json!({"enabled": e != "none", "effort": e})),
@@ -444,6 +513,11 @@ impl Agent {
 
     /// Ends the session row (the first reason wins).
     pub fn end(&mut self, reason: &str) -> Result<(), crate::sessions::Error> {
+        if reason != "new_session"
+            && let Some(mut provider) = self.provider.take()
+        {
+            provider.shutdown();
+        }
         if self.session_created {
             live::end_session(&mut self.db, &self.session_id, reason, self.clock.now())?;
         }
@@ -509,10 +583,44 @@ impl Agent {
                 let result = match name {
                     "read_file" => crate::tools::read_file(&mut self.workspace, args),
                     "search_files" => crate::tools::search_files(&mut self.workspace, args),
-                    "memory" => match self.memory.as_mut() {
-                        Some(store) => memory::tool::answer(store, &args_value),
-                        None => memory::tool::unavailable(),
-                    },
+                    "memory" => {
+                        let result = match self.memory.as_mut() {
+                            Some(store) => memory::tool::answer(store, &args_value),
+                            None => memory::tool::unavailable(),
+                        };
+                        if result.get("success") == Some(&Value::Bool(true)) {
+                            self.mirror_memory_write(args, &call.id);
+                        }
+                        result
+                    }
+                    external if self.registry.is_external(external) => {
+                        let params = json!({"name": external, "arguments": args_value});
+                        let answer =
+                            self.provider_request("handle_tool_call", params)
+                                .map(|v| match v {
+                                    Value::Object(ref m)
+                                        if m.get("result").is_some_and(Value::is_string) =>
+                                    {
+                                        m.get("result").cloned().unwrap_or(Value::Null)
+                                    }
+                                    other => other,
+                                });
+                        match answer {
+                            Some(Value::String(text)) => {
+                                let item = Item::new(
+                                    id,
+                                    "tool_call",
+                                    json!({"name": external,
+                                    "arguments": args_value, "result": text, "status": "completed"}),
+                                );
+                                return (text, item, None);
+                            }
+                            Some(other) => other.get("result").cloned().unwrap_or(other),
+                            None => {
+                                json!({"error": format!("the memory provider that offered {external} is not available")})
+                            }
+                        }
+                    }
                     "skills_list" => {
                         let category = args.get("category").and_then(Value::as_str);
                         crate::skills::list::skills_list_tool(&self.library, category)
@@ -529,7 +637,17 @@ impl Agent {
                             let scanner = crate::guard::write_guard::agent_write_scanner();
                             let mut s =
                                 SkillSession::new(&self.library, Origin::Foreground, scanner);
-                            s.manage(&manage)
+                            let result = s.manage(&manage);
+                            if args.get("action").and_then(Value::as_str) == Some("create")
+                                && result.get("success") == Some(&Value::Bool(true))
+                                && let Some(md) = result.get("skill_md").and_then(Value::as_str)
+                                && let Some(dir) = std::path::Path::new(md).parent()
+                            {
+                                let name = args.get("name").and_then(Value::as_str).unwrap_or("");
+                                self.skills_created
+                                    .push((name.to_string(), dir.to_path_buf()));
+                            }
+                            result
                         }
                         Err(message) => json!({"success": false, "error": message}),
                     },
@@ -570,6 +688,7 @@ impl Agent {
             .to_string();
         let blocked = |text: String| json!({"output": "", "exit_code": -1, "error": text, "status": "blocked"});
         let mut approval_item = None;
+        let mut approved_note: Option<String> = None;
         let check = approval::check(
             &command,
             &self.settings.deny_globs,
@@ -606,6 +725,16 @@ impl Agent {
                     self.approved_rules.insert(rule.clone());
                 }
                 approval_item = Some(self.approval_item(&command, &rule, decision.as_str()));
+                if decision != Decision::Deny {
+                    let how = match (decision, self.approvals) {
+                        (_, ApprovalMode::Allow) => "run under --approvals allow",
+                        (Decision::Session, _) => "approved by the user for this session",
+                        _ => "approved by the user",
+                    };
+                    approved_note = Some(format!(
+                        "Command was flagged ({rule}: {description}) and {how}."
+                    ));
+                }
                 (decision == Decision::Deny).then(|| {
                     blocked(approval::denied_text(
                         &rule,
@@ -617,7 +746,14 @@ impl Agent {
         };
         let result = match refusal {
             Some(r) => r,
-            None => crate::tools::terminal(&mut self.workspace, args, &self.interrupt),
+            None => {
+                let mut result = crate::tools::terminal(&mut self.workspace, args, &self.interrupt);
+                // The approval stays on record with the result, in the store too.
+                if let (Some(note), Value::Object(map)) = (&approved_note, &mut result) {
+                    map.insert("approval".into(), json!(note));
+                }
+                result
+            }
         };
         let exit_code = result.get("exit_code").cloned().unwrap_or(Value::Null);
         let status = if result.get("status").and_then(Value::as_str) == Some("blocked") {
@@ -646,6 +782,260 @@ impl Agent {
         )
     }
 
+    /// Adds a variable to the environment of the model's commands (a secret just entered).
+    pub fn add_tool_env(&mut self, name: &str, value: &str) {
+        self.extra_env.retain(|(k, _)| k != name);
+        self.extra_env.push((name.to_string(), value.to_string()));
+        let mut vars: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| !is_secret_variable(k))
+            .collect();
+        vars.extend(self.extra_env.iter().cloned());
+        self.workspace.set_env(vars);
+    }
+
+    /// Starts the memory provider of `memory.provider`, initialises it, takes its prompt
+    /// block and tools. Any failure is a notice: the session goes on without it.
+    fn start_provider(&mut self) {
+        if self.provider.is_some() {
+            return;
+        }
+        let spec = match super::provider::spec(&self.home, &self.config) {
+            Ok(Some(spec)) => spec,
+            Ok(None) => return,
+            Err(e) => {
+                self.notices.push(e);
+                return;
+            }
+        };
+        let log = self.home.root().join("logs").join("memory-provider.log");
+        let mut provider = match super::provider::Provider::start(&spec, &log) {
+            Ok(p) => p,
+            Err(e) => {
+                self.notices.push(e);
+                return;
+            }
+        };
+        let init = provider.request(
+            "initialize",
+            json!({"session_id": self.session_id, "hermes_home": self.home.root(),
+                "platform": self.source, "agent_context": "primary",
+                "cwd": self.workspace.cwd()}),
+        );
+        let steps = init
+            .and_then(|_| provider.request("system_prompt_block", json!({})))
+            .map(|b| super::provider::text_of(&b, "block"))
+            .and_then(|block| {
+                provider
+                    .request("get_tool_schemas", json!({}))
+                    .map(|tools| (block, tools))
+            });
+        match steps {
+            Ok((block, tools)) => {
+                self.provider_block = block;
+                let schemas = match tools {
+                    Value::Array(items) => items,
+                    other => other
+                        .get("tools")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                };
+                let refused = self.registry.add_external(schemas);
+                if !refused.is_empty() {
+                    self.notices.push(format!(
+                        "memory provider {}: tool(s) {} refused (the names of core tools)",
+                        provider.name,
+                        refused.join(", ")
+                    ));
+                }
+                self.provider = Some(provider);
+            }
+            Err(notice) => self.notices.extend(notice),
+        }
+    }
+
+    /// A request to the provider; a failure becomes a notice and `None`.
+    pub(super) fn provider_request(&mut self, method: &str, params: Value) -> Option<Value> {
+        let provider = self.provider.as_mut()?;
+        match provider.request(method, params) {
+            Ok(v) => Some(v),
+            Err(notice) => {
+                self.notices.extend(notice);
+                None
+            }
+        }
+    }
+
+    pub(super) fn provider_notify(&mut self, method: &str, params: Value) {
+        if let Some(provider) = self.provider.as_mut()
+            && let Some(notice) = provider.notify(method, params)
+        {
+            self.notices.push(notice);
+        }
+    }
+
+    /// Compaction by rotation (`compression.in_place: false`): the old session ends with
+    /// `compression`, a child session (same source, the parent's title with ` #N`) holds the
+    /// compacted transcript, and the run goes on in the child. Returns the new rows' ids.
+    pub(super) fn rotate_session(
+        &mut self,
+        messages: &[Message],
+    ) -> Result<Vec<i64>, crate::sessions::Error> {
+        let parent = self.session_id.clone();
+        let now = self.clock.now();
+        live::end_session(&mut self.db, &parent, "compression", now)?;
+        let child = self.fresh_session_id().map_err(|e| match e {
+            SetupError::Sessions(e) => e,
+            other => crate::sessions::Error::Sql {
+                context: other.to_string(),
+                source: rusqlite::Error::InvalidQuery,
+            },
+        })?;
+        let title = live::head(&self.db, &parent)?.and_then(|h| h.title);
+        let model_config = pyjson::dumps(
+            &json!({"max_iterations": self.settings.max_turns, "reasoning_config": null, "max_tokens": null}),
+            pyjson::Dumps::TOOL_RESULT,
+        );
+        let cwd = self.workspace.cwd().display().to_string();
+        live::create_session(
+            &mut self.db,
+            &NewSession {
+                id: &child,
+                source: &self.source,
+                model: &self.endpoint.model,
+                model_config: Some(&model_config),
+                system_prompt: Some(&self.system_prompt),
+                parent_session_id: Some(&parent),
+                cwd: Some(&cwd),
+                started_at: now,
+            },
+        )?;
+        if let Some(title) = title {
+            live::set_title_if_empty(&mut self.db, &child, &title)?;
+        }
+        let mut ids = Vec::with_capacity(messages.len());
+        for m in messages {
+            ids.push(live::append_message(
+                &mut self.db,
+                &child,
+                m,
+                m.timestamp.unwrap_or(now),
+            )?);
+        }
+        self.session_id = child;
+        Ok(ids)
+    }
+
+    /// Notes for the person since the last call.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Mirrors a successful `memory` call to the provider, one `on_memory_write` per
+    /// operation, with its provenance.
+    fn mirror_memory_write(&mut self, args: &Map<String, Value>, call_id: &str) {
+        if self.provider.is_none() {
+            return;
+        }
+        let target = args
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("memory")
+            .to_string();
+        let ops: Vec<Value> = match args.get("operations").and_then(Value::as_array) {
+            Some(ops) => ops.clone(),
+            None => vec![Value::Object(args.clone())],
+        };
+        for op in ops {
+            let Some(action) = op
+                .get("action")
+                .and_then(Value::as_str)
+                .filter(|a| ["add", "replace", "remove"].contains(a))
+            else {
+                continue;
+            };
+            let mut metadata = json!({"write_origin": "assistant_tool", "execution_context": "foreground",
+                "session_id": self.session_id, "platform": self.source, "tool_name": "memory",
+                "tool_call_id": call_id});
+            if let Some(old) = op.get("old_text").and_then(Value::as_str) {
+                metadata["old_text"] = json!(old);
+            }
+            self.provider_notify(
+                "on_memory_write",
+                json!({"action": action, "target": target,
+                    "content": op.get("content").and_then(Value::as_str).unwrap_or(""),
+                    "metadata": metadata}),
+            );
+        }
+    }
+
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    pub fn memory_store(&self) -> Option<&MemoryStore> {
+        self.memory.as_ref()
+    }
+
+    /// `/new`: ends this session (`new_session`) and starts a fresh one with a rebuilt prompt
+    /// (new date, memory and skills re-read). The row is written at its first turn.
+    pub fn start_new_session(&mut self) -> Result<(), SetupError> {
+        self.end("new_session")?;
+        if let Some(store) = self.memory.as_mut() {
+            let limits = store.limits();
+            *store = MemoryStore::load(&self.home, limits)?;
+        }
+        self.messages.clear();
+        self.session_created = false;
+        self.resumed = false;
+        self.session_id = self.fresh_session_id()?;
+        self.build_prompt();
+        self.counters = Counters::new(&self.settings);
+        Ok(())
+    }
+
+    /// Takes the last user turn back, from the model's context and from the store alike
+    /// (upstream's `/retry` leaves the store untouched and `/undo` rewinds it by position,
+    /// so the two diverge, quirk Q4). Returns the turn's text and how many messages went.
+    pub fn rewind_last_turn(&mut self) -> Result<Option<(String, usize)>, crate::sessions::Error> {
+        let Some(at) = self
+            .messages
+            .iter()
+            .rposition(|m| m.is(crate::llm::Role::User))
+        else {
+            return Ok(None);
+        };
+        let removed: Vec<Message> = self.messages.drain(at..).collect();
+        if let Some(id) = removed[0].stored_id {
+            live::rewind_to_message(&mut self.db, &self.session_id, id)?;
+        }
+        Ok(Some((removed[0].content.clone(), removed.len())))
+    }
+
+    /// `/model NAME`: the next calls go to NAME; the prompt's `Model:` line says so (the only
+    /// bytes of the prompt that change).
+    pub fn switch_model(&mut self, model: &str) -> Result<(), crate::sessions::Error> {
+        self.prompt_ready();
+        let old = format!("\nModel: {}\n", self.endpoint.model);
+        let new = format!("\nModel: {model}\n");
+        if let Some(at) = self.system_prompt.rfind(&old) {
+            self.system_prompt.replace_range(at..at + old.len(), &new);
+        }
+        self.endpoint.model = model.to_string();
+        if self.session_created {
+            live::set_system_prompt(&mut self.db, &self.session_id, &self.system_prompt)?;
+        }
+        Ok(())
+    }
+
+    /// The session's token totals so far.
+    pub fn usage_totals(&self) -> Result<[i64; 6], crate::sessions::Error> {
+        if !self.session_created {
+            return Ok([0; 6]);
+        }
+        live::usage_totals(&self.db, &self.session_id)
+    }
+
     /// The conversation as review input lines: the system prompt as sent first (so a review
     /// on the same model can reuse its bytes), then the messages.
     pub fn transcript_lines(&self) -> Vec<Value> {
@@ -653,10 +1043,6 @@ impl Agent {
             .chain(self.messages.iter().map(Message::to_line))
             .collect()
     }
-}
-
-fn index_count(index: &crate::skills::prompt::SkillIndex) -> usize {
-    index.skills.len()
 }
 
 /// Variables that hold credentials of the agent's own endpoints.

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::compact;
 use super::events::{Item, Observer};
+use super::fence;
 use super::review::Due;
 use super::session::Agent;
 use crate::llm::client::RetryObserver;
@@ -73,10 +74,14 @@ impl Agent {
             api_calls: 0,
             review: Due::default(),
         };
+        self.prompt_ready();
         let memory_tool = self.registry.allows("memory");
         outcome.review.memory = self.counters.start_turn(memory_tool);
         self.ensure_session()?;
-        self.push(Message::user(text))?;
+        let mut user = Message::user(text);
+        user.api_content = self.recall_for(text);
+        self.push(user)?;
+        self.flush_notices(observer);
         self.maybe_compact(observer, &mut outcome, None)?;
 
         let mut invalid_strikes = 0;
@@ -89,6 +94,7 @@ impl Agent {
         while iterations < self.settings.max_turns {
             if self.interrupt.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
+                self.close_interrupted()?;
                 return Ok(outcome);
             }
             iterations += 1;
@@ -108,17 +114,27 @@ impl Agent {
             let body = wire::body(&self.wire_system_prompt(), &history, &options);
             let message_id = self.next_item_id();
             let mut streamed = String::new();
+            // Recalled context a model echoes back is never shown.
+            let mut scrubber = fence::Scrubber::default();
             let reply = {
                 let shared = RefCell::new(&mut *observer);
-                let mut on_delta = |d: Delta<'_>| {
-                    if let Delta::Text(t) = &d {
+                let mut on_delta = |d: Delta<'_>| match d {
+                    Delta::Text(t) => {
                         streamed.push_str(t);
+                        let shown = scrubber.push(t);
+                        if !shown.is_empty() {
+                            shared.borrow_mut().delta(&message_id, &Delta::Text(&shown));
+                        }
                     }
-                    shared.borrow_mut().delta(&message_id, &d);
+                    other => shared.borrow_mut().delta(&message_id, &other),
                 };
                 let mut retries = Retries(&shared);
                 self.client.complete(&body, &mut on_delta, &mut retries)
             };
+            let tail = scrubber.flush();
+            if !tail.is_empty() {
+                observer.delta(&message_id, &Delta::Text(&tail));
+            }
             outcome.api_calls += 1;
             let done = match reply {
                 Ok(done) => done,
@@ -129,6 +145,7 @@ impl Agent {
                             self.push(Message::assistant(p))?;
                         }
                         outcome.interrupted = true;
+                        self.close_interrupted()?;
                         return Ok(outcome);
                     }
                     outcome.error = Some(failure.to_string());
@@ -155,13 +172,14 @@ impl Agent {
                     invalid_strikes = 0;
                 }
                 self.run_tool_calls(&done, &message_id, observer)?;
+                self.flush_notices(observer);
                 if let Some(prompt_tokens) = done.usage.map(|u| u.prompt).filter(|p| *p > 0) {
                     self.last_prompt_tokens = prompt_tokens;
                 }
                 continue;
             }
 
-            let raw = strip_think(done.text());
+            let raw = fence::sanitize(&strip_think(done.text()));
             let answer = raw.trim().to_string();
             if answer.is_empty() {
                 let after_tools = self.messages.iter().rev().take(5).any(|m| m.is(Role::Tool));
@@ -203,6 +221,8 @@ impl Agent {
             continuations.push(raw);
             outcome.answer = Some(continuations.concat().trim().to_string());
             outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
+            self.sync_provider(text, outcome.answer.as_deref().unwrap_or(""));
+            self.flush_notices(observer);
             return Ok(outcome);
         }
         self.budget_summary(observer, &mut outcome)?;
@@ -210,6 +230,50 @@ impl Agent {
             outcome.review.skills = self.counters.end_turn(self.registry.allows("skill_manage"));
         }
         Ok(outcome)
+    }
+
+    /// The provider's recalled context for this turn, fenced, as the API copy of the user
+    /// message (the stored text stays as typed; the exact bytes sent are kept in
+    /// `api_content` so a resume sends the same prefix).
+    fn recall_for(&mut self, text: &str) -> Option<String> {
+        self.provider.as_ref()?;
+        let query = super::invoke::extract_instruction(text).unwrap_or_else(|| text.to_string());
+        let session_id = self.session_id.clone();
+        let result = self.provider_request(
+            "prefetch",
+            json!({"query": query, "session_id": session_id}),
+        )?;
+        let block = fence::block(&super::provider::text_of(&result, "context"))?;
+        Some(format!("{text}\n\n{block}"))
+    }
+
+    fn sync_provider(&mut self, user: &str, answer: &str) {
+        let session_id = self.session_id.clone();
+        self.provider_notify(
+            "sync_turn",
+            json!({"user": user, "assistant": answer, "session_id": session_id}),
+        );
+    }
+
+    fn flush_notices(&mut self, observer: &mut dyn Observer) {
+        for notice in self.take_notices() {
+            observer.notice(&notice);
+        }
+    }
+
+    /// An interrupted turn ends with an assistant message, so the stored transcript and the
+    /// model's context alternate and say what happened.
+    fn close_interrupted(&mut self) -> Result<(), TurnError> {
+        if self
+            .messages
+            .last()
+            .is_some_and(|m| !m.is(Role::Assistant) || !m.tool_calls.is_empty())
+        {
+            let mut closing = Message::assistant("Operation interrupted.");
+            closing.finish_reason = Some("interrupted".into());
+            self.push(closing)?;
+        }
+        Ok(())
     }
 
     fn call_options(&self, with_tools: bool) -> CallOptions {
@@ -407,6 +471,14 @@ impl Agent {
             return Ok(false);
         };
         let middle = self.messages[plan.head..plan.tail_start].to_vec();
+        let provider_notes = if self.provider.is_some() {
+            let lines: Vec<Value> = middle.iter().map(Message::to_line).collect();
+            self.provider_request("on_pre_compress", json!({"messages": lines}))
+                .map(|v| super::provider::text_of(&v, "text"))
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
         // Room for the request: the window less the answer's cap and a tenth for safety.
         let window = self.settings.context_length;
         let answer_room = self.endpoint.max_tokens.unwrap_or(4096).min(window / 4);
@@ -414,7 +486,15 @@ impl Agent {
             .saturating_sub(answer_room)
             .saturating_sub(window / 10);
         let max_chars = (budget_tokens * 4) as usize;
-        let request = compact::summary_request(&middle, max_chars.max(4_000));
+        let mut request = compact::summary_request(&middle, max_chars.max(4_000));
+        if !provider_notes.trim().is_empty()
+            && let Some(Value::String(content)) = request.pointer_mut("/0/content")
+        {
+            content.push_str(&format!(
+                "\n\nNOTES FROM THE MEMORY PROVIDER:\n{}",
+                provider_notes.trim()
+            ));
+        }
         let mut body = Map::new();
         body.insert("model".into(), json!(self.endpoint.model));
         body.insert("messages".into(), request);
@@ -429,8 +509,12 @@ impl Agent {
             _ => compact::fallback_summary(&middle),
         };
         let rebuilt = compact::rebuild(&self.messages, &plan, &summary);
-        let ids =
-            live::archive_and_compact(&mut self.db, &self.session_id, &rebuilt, self.clock.now())?;
+        let previous_session = self.session_id.clone();
+        let ids = if self.settings.compression.in_place {
+            live::archive_and_compact(&mut self.db, &self.session_id, &rebuilt, self.clock.now())?
+        } else {
+            self.rotate_session(&rebuilt)?
+        };
         self.messages = rebuilt
             .into_iter()
             .zip(ids)
@@ -446,7 +530,12 @@ impl Agent {
         observer.item_completed(&Item::new(
             id,
             "compaction",
-            json!({"tokens_before": before, "tokens_after": after}),
+            if previous_session == self.session_id {
+                json!({"tokens_before": before, "tokens_after": after})
+            } else {
+                json!({"tokens_before": before, "tokens_after": after,
+                    "session_id": self.session_id, "parent_session_id": previous_session})
+            },
         ));
         Ok(true)
     }

@@ -36,9 +36,22 @@ impl std::fmt::Debug for HttpSettings {
 }
 
 pub struct HttpTransport {
+    attempt: Attempt,
+}
+
+/// What one attempt needs; cloned into the thread that makes it.
+#[derive(Clone)]
+struct Attempt {
     client: reqwest::blocking::Client,
     settings: HttpSettings,
     interrupt: Arc<AtomicBool>,
+}
+
+/// What the attempt's thread sends back.
+enum Piece {
+    Text(String),
+    Reasoning(String),
+    Done(Result<Completion, LlmError>),
 }
 
 impl HttpTransport {
@@ -56,12 +69,16 @@ impl HttpTransport {
                 detail: e.to_string(),
             })?;
         Ok(HttpTransport {
-            client,
-            settings,
-            interrupt,
+            attempt: Attempt {
+                client,
+                settings,
+                interrupt,
+            },
         })
     }
+}
 
+impl Attempt {
     fn url(&self) -> String {
         format!("{}/chat/completions", self.settings.base_url)
     }
@@ -104,9 +121,58 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 impl Transport for HttpTransport {
+    /// The request runs on a thread of its own so an interrupt is answered at once, even
+    /// while the endpoint has not sent a byte; deltas come back to this thread in order.
     fn call(
         &mut self,
         body: &Value,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<Completion, LlmError> {
+        let (tx, rx) = std::sync::mpsc::channel::<Piece>();
+        let attempt = self.attempt.clone();
+        let body = body.to_string();
+        std::thread::spawn(move || {
+            let pieces = tx.clone();
+            let mut forward = |d: Delta<'_>| {
+                let piece = match d {
+                    Delta::Text(t) => Piece::Text(t.to_string()),
+                    Delta::Reasoning(r) => Piece::Reasoning(r.to_string()),
+                };
+                let _ = pieces.send(piece);
+            };
+            let result = attempt.run(body, &mut forward);
+            let _ = tx.send(Piece::Done(result));
+        });
+        let mut partial = String::new();
+        loop {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(Piece::Text(t)) => {
+                    partial.push_str(&t);
+                    on_delta(Delta::Text(&t));
+                }
+                Ok(Piece::Reasoning(r)) => on_delta(Delta::Reasoning(&r)),
+                Ok(Piece::Done(result)) => return result,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if self.attempt.interrupt.load(Ordering::Relaxed) {
+                        return Err(LlmError::Interrupted {
+                            partial: Some(partial).filter(|p| !p.is_empty()),
+                        });
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(LlmError::Connect {
+                        detail: "the request thread ended without an answer".into(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Attempt {
+    fn run(
+        &self,
+        body: String,
         on_delta: &mut dyn FnMut(Delta<'_>),
     ) -> Result<Completion, LlmError> {
         let mut request = self
@@ -115,7 +181,7 @@ impl Transport for HttpTransport {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .bearer_auth(&self.settings.api_key)
-            .body(body.to_string());
+            .body(body);
         for (name, value) in &self.settings.extra_headers {
             request = request.header(name, value);
         }

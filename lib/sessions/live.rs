@@ -433,6 +433,52 @@ fn find_call_name(messages: &[Message], id: Option<&str>) -> Option<String> {
         .map(|c| c.name.clone())
 }
 
+/// `rewind_to_message`: hides the user message `target` and everything after it from the live
+/// transcript (`active=0`, `compacted` stays 0: rewound, not summarised) and counts the rewind.
+/// Returns how many rows were hidden.
+pub fn rewind_to_message(db: &mut Db, session_id: &str, target: i64) -> Result<usize> {
+    let path = db.path().to_path_buf();
+    db.write(|tx| {
+        let e = |e| super::Error::sql(&path, "rewinding the session", e);
+        let n = tx
+            .execute(
+                "UPDATE messages SET active = 0 WHERE session_id = ?1 AND active = 1 AND id >= ?2",
+                params![session_id, target],
+            )
+            .map_err(e)?;
+        tx.execute(
+            "UPDATE sessions SET rewind_count = rewind_count + 1, message_count = (SELECT COUNT(*) \
+             FROM messages WHERE session_id = ?1 AND active = 1) WHERE id = ?1",
+            [session_id],
+        )
+        .map_err(e)?;
+        Ok(n)
+    })
+}
+
+/// The session's token totals: input, output, cache read, cache write, reasoning, calls.
+pub fn usage_totals(db: &Db, session_id: &str) -> Result<[i64; 6]> {
+    db.conn()
+        .query_row(
+            "SELECT input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
+             reasoning_tokens, api_call_count FROM sessions WHERE id = ?1",
+            [session_id],
+            |r| {
+                Ok([
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ])
+            },
+        )
+        .optional()
+        .map(|o| o.unwrap_or([0; 6]))
+        .map_err(|e| db.err("reading the session's usage", e))
+}
+
 /// The session row's fields a resume needs.
 #[derive(Debug, Clone)]
 pub struct SessionHead {

@@ -180,3 +180,17 @@ pub fn corpus() -> (PathBuf, bool) {
         (testdata("skills-sample"), false)
     }
 }
+
+/// Copies the tree `from` into `to` (created as needed).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create target");
+    for entry in std::fs::read_dir(from).expect("read source") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! `/learn [what]`: turns what was just done (or a folder, a file, pasted text) into one
+//! SKILL.md through a prompt that carries the authoring standard, then checks the result
+//! instead of hoping: the linter (as `hermes-skill-scan --lint` runs it), the description's
+//! length counted, the author, and the eight sections in order. A failing skill goes back to
+//! the model once with the reasons.
+
+use std::path::Path;
+
+use crate::skills::frontmatter;
+use crate::skills::lint::{self, Level, Profile};
+
+/// What `author` must say: the tool that wrote the skill, never a person's login or identity.
+pub const AUTHOR: &str = "hermes-loop";
+
+/// The body sections, in order.
+pub const SECTIONS: [&str; 7] = [
+    "When to Use",
+    "Prerequisites",
+    "How to Run",
+    "Quick Reference",
+    "Procedure",
+    "Pitfalls",
+    "Verification",
+];
+
+pub const MAX_DESCRIPTION: usize = 60;
+
+/// The prompt of one `/learn` turn.
+pub fn prompt(request: &str) -> String {
+    let what = if request.trim().is_empty() {
+        "the workflow we just went through in this conversation: what worked, in the order it worked".to_string()
+    } else {
+        request.trim().to_string()
+    };
+    format!(
+        "[/learn] Turn the request below into ONE reusable skill and save it.\n\n\
+THE REQUEST:\n{what}\n\n\
+If the request names a folder, a file or a URL, read it first with your tools (read_file, \
+search_files, terminal); if it is pasted text, work from the text. Use only commands, flags \
+and paths you have seen work or read in the sources: never invent one.\n\n\
+Save it with skill_manage(action=\"create\") as a SKILL.md that meets this standard:\n\
+- Frontmatter: `name` (lowercase, digits and hyphens), `description` of at most {MAX_DESCRIPTION} \
+characters (count them: the skills index cuts longer ones), `version: 0.1.0`, `author: {AUTHOR}` \
+(exactly that; never a user name, login or git identity), and `metadata.hermes.tags` as a \
+list of Capitalized words. Add `platforms` only when the procedure is bound to one OS.\n\
+- Body: a `# Title` and a one-paragraph summary, then these sections as `##` headings, in \
+this order: {}.\n\
+- Write steps in terms of the agent's tools (terminal, read_file, search_files, write_file, \
+patch) rather than shell habits like cat, grep or sed.\n\
+- Keep it to roughly 100-200 lines. A script longer than a few lines goes into `scripts/` \
+with skill_manage(action=\"write_file\") and the procedure runs it by path.\n\n\
+When it is saved, reply with the skill's name, its category (if any) and one line on what it \
+does.",
+        SECTIONS.join(", ")
+    )
+}
+
+/// Why a saved skill does not meet the standard; empty when it does.
+pub fn check(skill_dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for issue in lint::lint_skill(skill_dir, Profile::Hermes) {
+        if issue.level == Level::Error {
+            problems.push(format!(
+                "lint {} ({}:{}): {}",
+                issue.rule, issue.file, issue.line, issue.message
+            ));
+        }
+    }
+    let text = match std::fs::read_to_string(skill_dir.join("SKILL.md")) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(format!("SKILL.md cannot be read: {e}"));
+            return problems;
+        }
+    };
+    let fm = frontmatter::parse(&text);
+    match fm.description() {
+        Some(d) if d.chars().count() > MAX_DESCRIPTION => problems.push(format!(
+            "the description has {} characters; at most {MAX_DESCRIPTION} are allowed",
+            d.chars().count()
+        )),
+        None => problems.push("the frontmatter has no description".to_string()),
+        _ => {}
+    }
+    if fm.str_field("author") != Some(AUTHOR) {
+        problems.push(format!("`author` must be exactly `{AUTHOR}`"));
+    }
+    if !fm.body.lines().any(|l| l.starts_with("# ")) {
+        problems.push("the body has no `# Title`".to_string());
+    }
+    let headings: Vec<&str> = fm
+        .body
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(str::trim)
+        .collect();
+    let mut at = 0;
+    for section in SECTIONS {
+        match headings[at..]
+            .iter()
+            .position(|h| h.eq_ignore_ascii_case(section))
+        {
+            Some(i) => at += i + 1,
+            None => {
+                let why = if headings.iter().any(|h| h.eq_ignore_ascii_case(section)) {
+                    "is out of order"
+                } else {
+                    "is missing"
+                };
+                problems.push(format!("the section `## {section}` {why}"));
+            }
+        }
+    }
+    problems
+}
+
+/// The message that sends a failing skill back to the model.
+pub fn retry_message(name: &str, problems: &[String]) -> String {
+    format!(
+        "The skill `{name}` you saved does not meet the standard yet:\n{}\n\nFix it with \
+skill_manage (action \"edit\" with the full corrected SKILL.md), then reply with its name again.",
+        problems
+            .iter()
+            .map(|p| format!("- {p}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(body: &str, description: &str, author: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("SKILL.md"),
+            format!("---\nname: x\ndescription: {description}\nversion: 0.1.0\nauthor: {author}\n---\n{body}"),
+        )
+        .unwrap();
+        dir
+    }
+
+    fn full_body() -> String {
+        let mut b = String::from("# Title\n\nSummary.\n\n");
+        for s in SECTIONS {
+            b.push_str(&format!("## {s}\n\nText.\n\n"));
+        }
+        b
+    }
+
+    #[test]
+    fn a_skill_to_the_standard_passes() {
+        let d = skill(&full_body(), "Rotates staging certificates.", AUTHOR);
+        assert_eq!(check(d.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn length_author_and_order_are_counted() {
+        let body = full_body()
+            .replace("## Pitfalls", "## Zzz")
+            .replace("## When to Use", "## Pitfalls2");
+        let d = skill(&body, &"x".repeat(61), "sam");
+        let p = check(d.path());
+        assert!(p.iter().any(|s| s.contains("61 characters")), "{p:?}");
+        assert!(p.iter().any(|s| s.contains("`author`")), "{p:?}");
+        assert!(
+            p.iter().any(|s| s.contains("## When to Use` is missing")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter().any(|s| s.contains("## Pitfalls` is missing")),
+            "{p:?}"
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! Secrets a skill needs (`required_environment_variables`, `setup.collect_secrets`, legacy
+//! `prerequisites.env_vars`, read by `skill_view` into `missing_required_environment_variables`):
+//! asked for at a terminal without echo and kept in `$HERMES_HOME/.env` (0600, written
+//! atomically), where Python Hermes reads them too.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use crate::io::FileError;
+use crate::io::atomic::{FileMode, write_atomic};
+
+/// Sets `name=value` in the `.env` file at `path`: the first line for `name` is replaced
+/// (with or without `export`), other lines and comments are kept, a new name is appended.
+pub fn save_env_var(path: &Path, name: &str, value: &str) -> Result<(), FileError> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(FileError::new("read", path, e)),
+    };
+    let line = format!("{name}={}", quote(value));
+    let mut replaced = false;
+    let mut out: Vec<String> = Vec::new();
+    for l in existing.lines() {
+        let key = l
+            .trim_start()
+            .strip_prefix("export ")
+            .unwrap_or(l.trim_start());
+        if !replaced && key.split('=').next().map(str::trim) == Some(name) && key.contains('=') {
+            out.push(line.clone());
+            replaced = true;
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    if !replaced {
+        out.push(line);
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| FileError::new("create", dir, e))?;
+    }
+    write_atomic(path, text.as_bytes(), FileMode::Private)
+}
+
+/// Single-quoted when the value holds anything a dotenv reader would split on.
+fn quote(value: &str) -> String {
+    if value.is_empty()
+        || value
+            .chars()
+            .any(|c| c.is_whitespace() || "#'\"\\$`".contains(c))
+    {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    } else {
+        value.to_string()
+    }
+}
+
+/// Reads one line from stdin with the terminal's echo off (restored afterwards, also when the
+/// read fails).
+pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
+    eprint!("{prompt}");
+    std::io::stderr().flush()?;
+    let fd = libc::STDIN_FILENO;
+    // SAFETY: tcgetattr/tcsetattr on our own stdin with a zeroed, then filled, termios.
+    let mut original: libc::termios = unsafe { std::mem::zeroed() };
+    let is_tty = unsafe { libc::tcgetattr(fd, &mut original) } == 0;
+    if is_tty {
+        let mut quiet = original;
+        quiet.c_lflag &= !libc::ECHO;
+        quiet.c_lflag |= libc::ECHONL;
+        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
+    }
+    let mut line = String::new();
+    let read = std::io::stdin().lock().read_line(&mut line);
+    if is_tty {
+        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &original) };
+    }
+    read?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_value_is_replaced_in_place_and_a_new_one_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(".env");
+        std::fs::write(&p, "# keys\nexport A=1\nB=2\n").unwrap();
+        save_env_var(&p, "A", "new value").unwrap();
+        save_env_var(&p, "C", "3").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "# keys\nA='new value'\nB=2\nC=3\n"
+        );
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let vars = crate::llm::endpoint::read_dotenv(&p);
+        assert_eq!(vars["A"], "new value");
+    }
+}

@@ -1,0 +1,360 @@
+//! The terminal session in a real pseudo-terminal: tmux runs hermes-chat against the scripted
+//! server, `send-keys` types, `capture-pane` reads the screen.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::chat::{home_for, rows, server};
+use support::chat_server::{ChatServer, Reply};
+
+struct Tty {
+    socket: String,
+}
+
+impl Tty {
+    fn start(home: &Path, extra_args: &str) -> Tty {
+        let socket = format!(
+            "hermes-test-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        )
+        .replace(['(', ')'], "");
+        let bin = assert_cmd::cargo::cargo_bin("hermes-chat");
+        let work = home.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let command = format!(
+            "cd '{}' && env HERMES_HOME='{}' NO_COLOR=1 TZ=UTC '{}' {extra_args}; echo \"[exited $?]\"; sleep 600",
+            work.display(),
+            home.display(),
+            bin.display()
+        );
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "160",
+                "-y",
+                "50",
+                "-s",
+                "main",
+            ])
+            .arg(command)
+            .status()
+            .expect("tmux runs (the Makefile installs it)");
+        assert!(status.success());
+        Tty { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn line(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "main", "-l", text]);
+        self.keys(&["Enter"]);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "main", "-S", "-500"])
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(15) {
+                panic!("waited for {needle:?}; the screen is:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tty {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+fn session_with(script: Vec<Reply>, extra_yaml: &str) -> (ChatServer, support::TempHome) {
+    let srv = server(script);
+    let home = home_for(&srv, extra_yaml);
+    (srv, home)
+}
+
+#[test]
+fn a_streamed_answer_and_the_start_line() {
+    let (_srv, home) = session_with(vec![Reply::text("Hello from the terminal.")], "");
+    let tty = Tty::start(home.path(), "");
+    let screen = tty.wait_for("›");
+    assert!(screen.contains("hermes-chat: session "), "{screen}");
+    assert!(screen.contains("fake-model on custom"), "{screen}");
+    tty.wait_for(
+        "loaded: memory 0 chars, user profile 0 chars · 0 skills in the index · 0 context file(s)",
+    );
+    tty.line("hi there");
+    tty.wait_for("Hello from the terminal.");
+    tty.keys(&["C-d"]);
+    tty.wait_for("[exited 0]");
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT role, content FROM messages ORDER BY id"
+        ),
+        [
+            ["user", "hi there"],
+            ["assistant", "Hello from the terminal."]
+        ]
+    );
+    assert_eq!(
+        rows(home.path(), "SELECT end_reason FROM sessions"),
+        [["cli_close"]]
+    );
+    assert!(home.path().join(".hermes-chat-history").exists());
+}
+
+#[test]
+fn ctrl_c_cancels_the_turn_and_the_next_one_runs() {
+    let (_srv, home) = session_with(vec![Reply::Hang, Reply::text("second answer")], "");
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("slow question");
+    std::thread::sleep(Duration::from_millis(400));
+    tty.keys(&["C-c"]);
+    tty.wait_for("interrupted");
+    tty.line("again");
+    tty.wait_for("second answer");
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT role, content FROM messages WHERE active = 1 ORDER BY id"
+        ),
+        [
+            ["user", "slow question"],
+            ["assistant", "Operation interrupted."],
+            ["user", "again"],
+            ["assistant", "second answer"]
+        ]
+    );
+    // Ctrl-C twice at the prompt leaves.
+    tty.keys(&["C-c"]);
+    tty.wait_for("Ctrl-C again");
+    tty.keys(&["C-c"]);
+    tty.wait_for("[exited 0]");
+}
+
+#[test]
+fn retry_takes_the_old_answer_back_from_the_store_too() {
+    let (srv, home) = session_with(
+        vec![Reply::text("first answer"), Reply::text("better answer")],
+        "",
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("question one");
+    tty.wait_for("first answer");
+    tty.line("/retry");
+    tty.wait_for("better answer");
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT role, content, active FROM messages ORDER BY id"
+        ),
+        [
+            ["user", "question one", "0"],
+            ["assistant", "first answer", "0"],
+            ["user", "question one", "1"],
+            ["assistant", "better answer", "1"]
+        ]
+    );
+    // The model was asked again without the old exchange.
+    let second = srv.bodies()[1]["messages"].as_array().unwrap().len();
+    assert_eq!(second, 2);
+}
+
+#[test]
+fn undo_rewinds_and_puts_the_text_back_and_new_starts_a_session() {
+    let (_srv, home) = session_with(
+        vec![Reply::text("an answer"), Reply::text("in the new session")],
+        "",
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("take this back");
+    tty.wait_for("an answer");
+    tty.line("/undo");
+    let screen = tty.wait_for("undid 1 turn (2 message(s))");
+    assert!(screen.trim_end().ends_with("› take this back"), "{screen}");
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT COUNT(*) FROM messages WHERE active = 1"
+        ),
+        [["0"]]
+    );
+    tty.keys(&["C-u"]);
+    tty.line("/new");
+    tty.wait_for("new session ");
+    tty.line("hello again");
+    tty.wait_for("in the new session");
+    let sessions = rows(
+        home.path(),
+        "SELECT end_reason, message_count FROM sessions ORDER BY started_at, rowid",
+    );
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions[0][0], "new_session");
+}
+
+#[test]
+fn a_skill_command_loads_the_skill_as_the_user_message() {
+    let srv = server(vec![Reply::text("checked")]);
+    let home = home_for(&srv, "");
+    support::copy_tree(
+        &support::testdata("home/skills"),
+        &home.path().join("skills"),
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("/nginx-cert-renewal check the staging host");
+    tty.wait_for("checked");
+    let body = &srv.bodies()[0];
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.starts_with("[IMPORTANT: The user has invoked the \"nginx-cert-renewal\" skill, indicating they want you to follow its instructions."),
+        "{user}"
+    );
+    assert!(user.ends_with("The user has provided the following instruction alongside the skill invocation: check the staging host"), "{user}");
+    assert_eq!(
+        hermes_loop::agent::invoke::extract_instruction(user).as_deref(),
+        Some("check the staging host")
+    );
+    // The system prompt carries no skill text: it stays byte-stable.
+    assert!(
+        !body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("certbot renew --dry-run")
+    );
+    let usage: Value = serde_json::from_str(&home.read("skills/.usage.json")).unwrap();
+    assert_eq!(usage["nginx-cert-renewal"]["use_count"], 1);
+}
+
+#[test]
+fn a_missing_secret_is_asked_without_echo_and_kept_0600() {
+    let srv = server(vec![Reply::text("deployed")]);
+    let home = home_for(&srv, "");
+    home.write(
+        "skills/deploy-demo/SKILL.md",
+        "---\nname: deploy-demo\ndescription: Deploys the demo.\nrequired_environment_variables:\n  - name: DEMO_TOKEN\n    prompt: The deploy token\n---\n# Deploy\n\nRun the deploy.\n",
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("/deploy-demo");
+    tty.wait_for("DEMO_TOKEN is needed by this skill");
+    tty.line("s3cr3t-value-123");
+    tty.wait_for("deployed");
+    let screen = tty.screen();
+    assert!(
+        !screen.contains("s3cr3t-value-123"),
+        "the secret was echoed:\n{screen}"
+    );
+    assert!(screen.contains("saved DEMO_TOKEN"), "{screen}");
+    let env = home.read(".env");
+    assert_eq!(env, "DEMO_TOKEN=s3cr3t-value-123\n");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(home.path().join(".env"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn learn_saves_a_skill_that_lints_clean_and_the_next_session_sees_it() {
+    let skill_md = "---\nname: rotate-staging-certs\ndescription: Renew and reload the staging TLS certificates.\nversion: 0.1.0\nauthor: hermes-loop\nmetadata:\n  hermes:\n    tags: [Tls, Nginx]\n---\n# Rotate staging certificates\n\nRenews the staging certificates and reloads nginx.\n\n## When to Use\nA staging certificate expires within 14 days.\n\n## Prerequisites\nsudo on the staging host.\n\n## How to Run\nUse the terminal tool for each step.\n\n## Quick Reference\n`sudo certbot renew`\n\n## Procedure\n1. Run `sudo certbot renew --dry-run` with the terminal tool.\n2. Run `sudo certbot renew`.\n3. Run `sudo nginx -t` then `sudo systemctl reload nginx`.\n\n## Pitfalls\nA failing dry run means the renewal would fail too.\n\n## Verification\nThe certificate's end date is 90 days away.\n";
+    let args = serde_json::json!({"action": "create", "name": "rotate-staging-certs", "content": skill_md}).to_string();
+    let srv = server(vec![
+        Reply::tool_call("call_1", "skill_manage", &args),
+        Reply::text("Saved rotate-staging-certs."),
+        Reply::text("next session"),
+    ]);
+    let home = home_for(&srv, "");
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("/learn how we renewed the staging certificates");
+    let screen = tty.wait_for("learned: rotate-staging-certs");
+    assert!(!screen.contains("needs fixing"), "{screen}");
+    let first_user = srv.bodies()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        first_user.starts_with("[/learn] Turn the request below into ONE reusable skill"),
+        "{first_user}"
+    );
+    assert!(first_user.contains("how we renewed the staging certificates"));
+    tty.keys(&["C-d"]);
+    tty.wait_for("[exited 0]");
+    // The linter agrees, and the next session's index lists it.
+    let skill_dir = home.path().join("skills/rotate-staging-certs");
+    support::bin("hermes-skill-scan", home.path())
+        .args(["--lint", skill_dir.to_str().unwrap()])
+        .assert()
+        .success();
+    support::chat::chat(home.path())
+        .args(["-z", "hi"])
+        .assert()
+        .success();
+    let prompt = srv.bodies().last().unwrap()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.contains("rotate-staging-certs: Renew and reload the staging TLS certificates."),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn one_shot_runs_report_a_missing_secret_and_go_on() {
+    let srv = server(vec![Reply::text("went on")]);
+    let home = home_for(&srv, "");
+    home.write(
+        "skills/deploy-demo/SKILL.md",
+        "---\nname: deploy-demo\ndescription: Deploys the demo.\nrequired_environment_variables:\n  - name: DEMO_TOKEN\n    prompt: The deploy token\n---\n# Deploy\n\nRun the deploy.\n",
+    );
+    let out = support::chat::chat(home.path())
+        .args(["--skills", "deploy-demo", "-z", "deploy"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "went on\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("skill deploy-demo needs DEMO_TOKEN (not set)"),
+        "{err}"
+    );
+    assert!(!home.path().join(".env").exists());
+}
