@@ -859,3 +859,22 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn text_output_is_one_line_per_call_then_the_summary() {
+    let srv = server(patch_script());
+    let home = git_home(&srv);
+    let input = conversation(home.path(), "conv.jsonl", &git_conversation());
+    let out = review(home.path())
+        .args(["--format", "text"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "skill_view git-workflow: \n\
+         skill_manage patch git-workflow: Patched SKILL.md in skill 'git-workflow' (1 replacement).\n\
+         💾 Self-improvement review: Patched SKILL.md in skill 'git-workflow' (1 replacement).\n"
+    );
+}

@@ -463,6 +463,40 @@ impl crate::agent::Observer for NoNotes {}
 mod tests {
     use super::*;
 
+    fn row(name: &str) -> Row {
+        Row {
+            name: name.into(),
+            record: Default::default(),
+            persisted: true,
+            last_activity_at: None,
+            activity_count: 0,
+            provenance: None,
+        }
+    }
+
+    #[test]
+    fn clusters_by_prefix_then_by_description() {
+        let rows: Vec<Row> = ["docker-a", "docker_b", "nginx-certs", "tls-expiry", "solo"]
+            .into_iter()
+            .map(row)
+            .collect();
+        let descriptions: BTreeMap<String, String> = [
+            ("nginx-certs", "Renewing TLS certificates on nginx hosts"),
+            ("tls-expiry", "Checking TLS certificates on nginx hosts"),
+            ("solo", "Something else entirely"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert_eq!(
+            clusters(&rows, &descriptions),
+            [
+                vec!["docker-a", "docker_b"],
+                vec!["nginx-certs", "tls-expiry"]
+            ]
+        );
+    }
+
     #[test]
     fn the_prompt_carries_the_clusters_and_the_candidates() {
         let p = prompt(
