@@ -67,7 +67,7 @@ struct Cli {
     #[arg(long)]
     propose: bool,
     /// Print the request that would be sent; send nothing
-    #[arg(long)]
+    #[arg(long, conflicts_with = "batch")]
     dry_run: bool,
     /// Write every request and answer to a cassette
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
