@@ -22,6 +22,8 @@ mod schema;
 mod search;
 mod shell;
 mod terminal;
+#[cfg(test)]
+mod testing;
 mod v4a;
 mod write;
 
@@ -141,12 +143,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     #[test]
     fn call_dispatches_by_name() {

@@ -183,7 +183,7 @@ fn an_auth_error_fails_the_turn_after_one_request() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
     assert!(
-        stderr(&out).contains("hermes-chat: error: HTTP 401: Invalid API key"),
+        stderr(&out).contains("hermes-chat: error: HTTP 401: Invalid API key\nhint: check the API key: HERMES_API_KEY, model.api_key in config.yaml, or the provider's key variable\n"),
         "{}",
         stderr(&out)
     );
@@ -560,34 +560,7 @@ fn a_recorded_run_replays_offline_and_a_changed_prompt_diverges() {
 
 #[test]
 fn a_long_conversation_is_compacted_in_place() {
-    let big = "seq 10000 13000";
-    let call = |id: &str| Reply::tool_call(id, "terminal", &format!("{{\"command\": \"{big}\"}}"));
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("done after compaction"),
-    ]);
-    let home = home_for(
-        &srv,
-        "model:\n  provider: custom\n  context_length: 70000\n  max_tokens: 60000\n",
-    );
-    // The second model: block overrides the first; keep base_url and default.
-    let cfg = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n",
-        srv.base_url()
-    );
-    home.write("config.yaml", cfg);
-    let out = chat(home.path())
-        .args(["--approvals", "allow", "--json", "-z", "make output"])
-        .output()
-        .unwrap();
-    let events: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (srv, home, out, events) = compaction_run("", "done after compaction");
     let compaction = events
         .iter()
         .find(|e| e["item"]["type"] == "compaction")
@@ -994,29 +967,8 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
 
 #[test]
 fn compaction_by_rotation_continues_in_a_child_session() {
-    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("done after rotation"),
-    ]);
-    let home = home_for(&srv, "");
-    let cfg = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\ncompression:\n  in_place: false\n",
-        srv.base_url()
-    );
-    home.write("config.yaml", cfg);
-    let out = chat(home.path())
-        .args(["--approvals", "allow", "--json", "-z", "make output"])
-        .output()
-        .unwrap();
-    let events: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (_srv, home, out, events) =
+        compaction_run("compression:\n  in_place: false\n", "done after rotation");
     let compaction = events
         .iter()
         .find(|e| e["item"]["type"] == "compaction")
@@ -1051,4 +1003,105 @@ fn compaction_by_rotation_continues_in_a_child_session() {
         )[0][0],
         "9"
     );
+}
+
+#[test]
+fn preloaded_skills_are_sent_but_never_stored_and_count_as_uses() {
+    let srv = server(vec![Reply::text("ok")]);
+    let home = home_for(&srv, "");
+    support::copy_tree(
+        &support::testdata("home/skills"),
+        &home.path().join("skills"),
+    );
+    chat(home.path())
+        .args(["--skills", "nginx-cert-renewal", "-z", "renew it"])
+        .assert()
+        .success();
+    let sent = srv.bodies()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stored = rows(home.path(), "SELECT system_prompt FROM sessions")[0][0].clone();
+    assert!(
+        sent.starts_with(&stored),
+        "the stored prompt is the sent one's prefix"
+    );
+    let extra = &sent[stored.len()..];
+    assert!(
+        extra.starts_with("\n\n[IMPORTANT: The user started this session with the \"nginx-cert-renewal\" skill preloaded."),
+        "{extra}"
+    );
+    assert!(extra.contains("sudo certbot renew --dry-run"));
+    let usage: Value = serde_json::from_str(&home.read("skills/.usage.json")).unwrap();
+    assert_eq!(usage["nginx-cert-renewal"]["use_count"], 1);
+    let out = chat(home.path())
+        .args(["--skills", "nope", "-z", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Unknown skill(s): nope"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Four large terminal outputs on a 70,000-token window with a 60,000-token output cap (the
+/// reference's S24 setting), then a summary and `answer`.
+fn compaction_run(
+    extra_yaml: &str,
+    answer: &str,
+) -> (
+    support::chat_server::ChatServer,
+    support::TempHome,
+    std::process::Output,
+    Vec<Value>,
+) {
+    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
+    let srv = server(vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text(answer),
+    ]);
+    let home = support::TempHome::new();
+    home.write(
+        "config.yaml",
+        format!(
+            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n{extra_yaml}",
+            srv.base_url()
+        ),
+    );
+    let out = chat(home.path())
+        .args(["--approvals", "allow", "--json", "-z", "make output"])
+        .output()
+        .unwrap();
+    let events = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (srv, home, out, events)
+}
+
+#[test]
+fn an_unreachable_endpoint_is_one_clear_line_after_the_retries() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let home = support::TempHome::new();
+    home.write(
+        "config.yaml",
+        format!("model:\n  provider: custom\n  base_url: http://127.0.0.1:{port}/v1\n  default: m\nagent:\n  retry_backoff_seconds: 0.01\n"),
+    );
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("hermes-chat: error: API call failed after 3 retries: Connection error.\n"),
+        "{err}"
+    );
+    assert!(err.contains("hint: is the endpoint running?"), "{err}");
+    assert_eq!(transcript(home.path()), ["user|hi|NULL|NULL"]);
 }

@@ -358,3 +358,88 @@ fn one_shot_runs_report_a_missing_secret_and_go_on() {
     );
     assert!(!home.path().join(".env").exists());
 }
+
+#[test]
+fn a_bundle_loads_its_skills_and_wins_over_a_skill_of_its_name() {
+    let srv = server(vec![Reply::text("bundle used")]);
+    let home = home_for(&srv, "");
+    support::copy_tree(
+        &support::testdata("home/skills"),
+        &home.path().join("skills"),
+    );
+    home.write("skills/release/SKILL.md", "---\nname: release\ndescription: A skill named like the bundle.\n---\n# Release\n\nDo it.\n");
+    home.write(
+        "skill-bundles/release.yaml",
+        "name: release\nskills: [writing-release-notes, nginx-cert-renewal, missing-one]\ninstruction: Ship carefully.\n",
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("/release v2.1");
+    tty.wait_for("bundle used");
+    let user = srv.bodies()[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(user.starts_with("[IMPORTANT: The user has invoked the \"release\" skill bundle, loading 2 skills together."), "{user}");
+    assert!(
+        user.contains("\nSkills loaded: writing-release-notes, nginx-cert-renewal\n"),
+        "{user}"
+    );
+    assert!(
+        user.contains("Skills missing (skipped): missing-one"),
+        "{user}"
+    );
+    assert!(
+        user.contains("Bundle instruction: Ship carefully."),
+        "{user}"
+    );
+    assert!(user.contains("User instruction: v2.1"), "{user}");
+    assert!(user.contains("[Loaded as part of the \"release\" skill bundle.]"));
+}
+
+#[test]
+fn learn_sends_a_failing_skill_back_once_with_the_reasons() {
+    let bad = "---\nname: quick-note\ndescription: A description that is much too long for the skills index to show whole.\nauthor: sam\n---\n# Quick note\n\nText.\n";
+    let create =
+        serde_json::json!({"action": "create", "name": "quick-note", "content": bad}).to_string();
+    let mut good = String::from(
+        "---\nname: quick-note\ndescription: Keep a quick note.\nversion: 0.1.0\nauthor: hermes-loop\n---\n# Quick note\n\nKeeps a note.\n\n",
+    );
+    for s in hermes_loop::agent::learn::SECTIONS {
+        good.push_str(&format!("## {s}\n\nText.\n\n"));
+    }
+    let edit =
+        serde_json::json!({"action": "edit", "name": "quick-note", "content": good}).to_string();
+    let srv = server(vec![
+        Reply::tool_call("c1", "skill_manage", &create),
+        Reply::text("Saved quick-note."),
+        Reply::tool_call("c2", "skill_manage", &edit),
+        Reply::text("Fixed quick-note."),
+    ]);
+    let home = home_for(&srv, "");
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.line("/learn keeping quick notes");
+    let screen = tty.wait_for("learned: quick-note");
+    assert!(screen.contains("quick-note needs fixing"), "{screen}");
+    let retry = srv.bodies()[2]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        retry.starts_with("The skill `quick-note` you saved does not meet the standard yet:"),
+        "{retry}"
+    );
+    assert!(
+        retry.contains("characters; at most 60 are allowed"),
+        "{retry}"
+    );
+    assert!(
+        retry.contains("`author` must be exactly `hermes-loop`"),
+        "{retry}"
+    );
+}

@@ -421,6 +421,9 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
         }
         (None, Some(error)) => {
             eprintln!("{BIN}: error: {error}");
+            if let Some(hint) = outcome.hint {
+                eprintln!("hint: {hint}");
+            }
             EXIT_TURN_FAILED
         }
         (None, None) => EXIT_TURN_FAILED,

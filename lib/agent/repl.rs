@@ -249,6 +249,9 @@ fn turn(
     }
     if let Some(error) = &outcome.error {
         eprintln!("error: {error}");
+        if let Some(hint) = outcome.hint {
+            eprintln!("{}", term.dim(&format!("hint: {hint}")));
+        }
     }
     finish_turn(agent, options, typed, &outcome, term, None, printer.clone())?;
     agent.interrupt.store(false, Ordering::SeqCst);
@@ -395,6 +398,7 @@ fn command_turn(
             let mut outcome = TurnOutcome {
                 answer: None,
                 error: None,
+                hint: None,
                 interrupted: false,
                 usage: Usage::default(),
                 api_calls: 0,

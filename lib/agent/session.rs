@@ -181,23 +181,9 @@ impl Agent {
         agent.session_id = id.clone();
         agent.start_provider();
         agent.build_prompt();
-        let model_config = pyjson::dumps(
-            &json!({"max_iterations": agent.settings.max_turns, "reasoning_config": null,
-                "max_tokens": null, "_branched_from": from}),
-            pyjson::Dumps::TOOL_RESULT,
-        );
-        let cwd = agent.workspace.cwd().display().to_string();
-        let new = NewSession {
-            id: &id,
-            source: &agent.source,
-            model: &agent.endpoint.model,
-            model_config: Some(&model_config),
-            system_prompt: Some(&agent.system_prompt),
-            parent_session_id: Some(&from),
-            cwd: Some(&cwd),
-            started_at: agent.clock.now(),
-        };
-        live::fork(&mut agent.db, &from, &new)?;
+        let started = agent.clock.now();
+        agent.create_row(&id, Some(&from), Some(&from), started)?;
+        live::copy_transcript(&mut agent.db, &from, &id, started)?;
         agent.session_created = true;
         agent.messages = live::load_conversation(&agent.db, &id)?;
         agent
@@ -467,27 +453,45 @@ impl Agent {
         if self.session_created {
             return Ok(());
         }
-        self.prompt_ready();
-        let model_config = pyjson::dumps(
-            &json!({"max_iterations": self.settings.max_turns, "reasoning_config":
-                self.endpoint.reasoning_effort.as_ref().map(|e| json!({"enabled": e != "none", "effort": e})),
-                "max_tokens": null}),
-            pyjson::Dumps::TOOL_RESULT,
-        );
-        let cwd = self.workspace.cwd().display().to_string();
-        let new = NewSession {
-            id: &self.session_id,
-            source: &self.source,
-            model: &self.endpoint.model,
-            model_config: Some(&model_config),
-            system_prompt: Some(&self.system_prompt),
-            parent_session_id: None,
-            cwd: Some(&cwd),
-            started_at: self.clock.now(),
-        };
-        live::create_session(&mut self.db, &new)?;
+        let (id, started) = (self.session_id.clone(), self.clock.now());
+        self.create_row(&id, None, None, started)?;
         self.session_created = true;
         Ok(())
+    }
+
+    /// Writes a session row for `id` as Python's `create_session` would for this run:
+    /// `model_config` with the iteration budget and reasoning setting (and `_branched_from`
+    /// for a fork), the cached prompt, the working directory.
+    fn create_row(
+        &mut self,
+        id: &str,
+        parent: Option<&str>,
+        branched_from: Option<&str>,
+        started_at: f64,
+    ) -> Result<(), crate::sessions::Error> {
+        self.prompt_ready();
+        let mut config = json!({"max_iterations": self.settings.max_turns,
+            "reasoning_config": self.endpoint.reasoning_effort.as_ref()
+                .map(|e| json!({"enabled": e != "none", "effort": e})),
+            "max_tokens": null});
+        if let Some(from) = branched_from {
+            config["_branched_from"] = json!(from);
+        }
+        let model_config = pyjson::dumps(&config, pyjson::Dumps::TOOL_RESULT);
+        let cwd = self.workspace.cwd().display().to_string();
+        live::create_session(
+            &mut self.db,
+            &NewSession {
+                id,
+                source: &self.source,
+                model: &self.endpoint.model,
+                model_config: Some(&model_config),
+                system_prompt: Some(&self.system_prompt),
+                parent_session_id: parent,
+                cwd: Some(&cwd),
+                started_at,
+            },
+        )
     }
 
     /// Stores a message (once) and keeps it in the transcript.
@@ -892,24 +896,7 @@ impl Agent {
             },
         })?;
         let title = live::head(&self.db, &parent)?.and_then(|h| h.title);
-        let model_config = pyjson::dumps(
-            &json!({"max_iterations": self.settings.max_turns, "reasoning_config": null, "max_tokens": null}),
-            pyjson::Dumps::TOOL_RESULT,
-        );
-        let cwd = self.workspace.cwd().display().to_string();
-        live::create_session(
-            &mut self.db,
-            &NewSession {
-                id: &child,
-                source: &self.source,
-                model: &self.endpoint.model,
-                model_config: Some(&model_config),
-                system_prompt: Some(&self.system_prompt),
-                parent_session_id: Some(&parent),
-                cwd: Some(&cwd),
-                started_at: now,
-            },
-        )?;
+        self.create_row(&child, Some(&parent), None, now)?;
         if let Some(title) = title {
             live::set_title_if_empty(&mut self.db, &child, &title)?;
         }

@@ -37,6 +37,8 @@ pub struct TurnOutcome {
     pub answer: Option<String>,
     /// Why the turn failed (model or API error, empty answers, invalid tool calls).
     pub error: Option<String>,
+    /// What a person can do about the error, when we know.
+    pub hint: Option<&'static str>,
     pub interrupted: bool,
     /// This turn's own usage.
     pub usage: Usage,
@@ -69,6 +71,7 @@ impl Agent {
         let mut outcome = TurnOutcome {
             answer: None,
             error: None,
+            hint: None,
             interrupted: false,
             usage: Usage::default(),
             api_calls: 0,
@@ -149,6 +152,7 @@ impl Agent {
                         return Ok(outcome);
                     }
                     outcome.error = Some(failure.to_string());
+                    outcome.hint = failure.error.hint();
                     return Ok(outcome);
                 }
             };

@@ -575,12 +575,10 @@ pub fn compression_tip(db: &Db, id: &str) -> Result<String> {
     Ok(current)
 }
 
-/// `--fork`: a new session with the live transcript of `from`, marked as a branch of it.
-pub fn fork(db: &mut Db, from: &str, new: &NewSession<'_>) -> Result<()> {
-    let messages = load_conversation(db, from)?;
-    create_session(db, new)?;
-    for m in &messages {
-        append_message(db, new.id, m, new.started_at)?;
+/// Copies the live transcript of `from` into the session `to` (a fork).
+pub fn copy_transcript(db: &mut Db, from: &str, to: &str, at: f64) -> Result<()> {
+    for m in load_conversation(db, from)? {
+        append_message(db, to, &m, at)?;
     }
     Ok(())
 }

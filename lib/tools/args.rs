@@ -34,12 +34,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     #[test]
     fn int_takes_numbers_and_numeric_strings() {

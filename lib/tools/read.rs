@@ -259,19 +259,10 @@ mod tests {
     use super::*;
     use crate::io::pyjson::tool_result;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().canonicalize().expect("canon");
-        let ws = Workspace::new(root.clone(), root.join("hh"));
-        std::fs::write(root.join("a.txt"), "alpha\nBETA\ngamma\n").expect("write");
-        (dir, ws)
+        crate::tools::testing::workspace(&[("a.txt", "alpha\nBETA\ngamma\n")])
     }
 
     fn read(ws: &mut Workspace, args: Value) -> String {

@@ -296,12 +296,7 @@ mod tests {
     use super::*;
     use crate::io::pyjson::tool_result;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     fn tree() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("tempdir");

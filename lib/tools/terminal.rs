@@ -184,18 +184,10 @@ mod tests {
     use crate::io::pyjson::tool_result;
     use std::time::Instant;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().canonicalize().expect("canon");
-        let ws = Workspace::new(root.clone(), root.join("hh"));
-        (dir, ws)
+        crate::tools::testing::workspace(&[])
     }
 
     fn sh(ws: &mut Workspace, args: Value) -> String {

@@ -103,12 +103,7 @@ mod tests {
     use crate::io::pyjson::tool_result;
     use std::path::PathBuf;
 
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
+    use crate::tools::testing::map;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("tempdir");
