@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::bail;
 use clap::{Parser, Subcommand};
 use hermes_loop::curator::command::{self, Ui};
 use hermes_loop::curator::manage;
@@ -14,6 +13,7 @@ use hermes_loop::io::cli::{CommonArgs, FormatArgs};
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
 use hermes_loop::io::output::Output;
 use hermes_loop::skills::library::Library;
+use std::path::PathBuf;
 
 const BIN: &str = "hermes-curate";
 
@@ -42,9 +42,15 @@ enum Command {
         /// Show what would change; change nothing on disk
         #[arg(long)]
         dry_run: bool,
-        /// The LLM consolidation pass (not available yet)
+        /// The LLM consolidation pass (also when curator.consolidate is on in config.yaml)
         #[arg(long)]
         consolidate: bool,
+        /// Write the consolidation pass's model calls to a cassette
+        #[arg(long, value_name = "FILE", conflicts_with = "replay")]
+        record: Option<PathBuf>,
+        /// Answer the consolidation pass from a cassette (offline)
+        #[arg(long, value_name = "FILE")]
+        replay: Option<PathBuf>,
         /// Only when the schedule says so (seeds it on first use; honours pause)
         #[arg(long)]
         if_due: bool,
@@ -120,20 +126,29 @@ fn main() -> ExitCode {
                 dry_run,
                 consolidate,
                 if_due,
+                record,
+                replay,
             } => {
-                if consolidate {
-                    bail!(exit::Hinted::new(
-                        "the LLM consolidation pass is not available in hermes-curate yet",
-                        "run without --consolidate for the deterministic pass (stale → archive)"
-                    ));
-                }
                 let options = RunOptions {
                     dry_run,
                     if_due,
                     now,
                     frozen_clock,
                 };
-                command::run(&lib, options, &mut ui)?
+                let consolidation = if consolidate || lib.config.curator.consolidate {
+                    let cwd = std::env::current_dir()?;
+                    let model = hermes_loop::curator::model::resolve(
+                        &lib.home,
+                        &lib.config,
+                        &cwd,
+                        record.as_deref(),
+                        replay.as_deref(),
+                    )?;
+                    Some(hermes_loop::curator::run::Consolidation { model, cwd })
+                } else {
+                    None
+                };
+                command::run_with(&lib, options, consolidation, &mut ui)?
             }
             Command::Pause => command::set_paused(&lib, true, &mut ui)?,
             Command::Resume => command::set_paused(&lib, false, &mut ui)?,

@@ -8,9 +8,12 @@
 //! upstream, one run reads the tree and the sidecar once and writes the sidecar once.
 
 pub mod backup;
+pub mod classify;
 pub mod command;
+pub mod consolidate;
 pub mod cron;
 pub mod manage;
+pub mod model;
 pub mod prune;
 pub mod report;
 pub mod rows;

@@ -16,6 +16,7 @@ pub mod llm;
 pub mod memory;
 pub mod pytext;
 pub mod recall;
+pub mod review;
 pub mod sessions;
 pub mod skills;
 pub mod team;

@@ -158,6 +158,39 @@ USAGE
 fi
 
 # [hermes-review]
+if have hermes-review; then
+    # A fresh copy of the home: the recorded requests carry its skills and memory as they are
+    # in testdata/home (pipelines/record-review-demo.sh made the cassette).
+    REVIEW_HOME="$(mktemp -d "${TMPDIR:-/tmp}/hermes-review-demo.XXXXXX")"
+    trap 'rm -rf "$HERMES_HOME" "$REVIEW_HOME"' EXIT
+    cp -R testdata/home/. "$REVIEW_HOME"/
+    REVIEW_CASSETTE="$PWD/testdata/review/demo.cassette.jsonl"
+    CONVERSATION="$PWD/testdata/review/demo-conversation.jsonl"
+    CURATE_CASSETTE="$PWD/testdata/review/demo-curate.cassette.jsonl"
+    CHAT_CASSETTE="$PWD/testdata/review/demo-chat.cassette.jsonl"
+    CHAT_REVIEW_CASSETTE="$PWD/testdata/review/demo-chat-review.cassette.jsonl"
+    CHAT_PROMPT="$(cat testdata/review/demo-chat-prompt.txt)"
+    step "hermes-review: a finished conversation (the user corrected the answer's length)"
+    cut -c1-110 testdata/review/demo-conversation.jsonl
+    step "hermes-review: the review proposes first (--propose: nothing written, a diff per change)"
+    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-review --quiet --propose \
+        --replay "$REVIEW_CASSETTE" "$CONVERSATION") \
+        | { if command -v jq >/dev/null; then jq -r 'select(.type=="proposal") | .diff' | head -32; else cat; fi; }
+    step "hermes-chat → hermes-review: a turn that makes both reviews due; the chat waits for the review (offline)"
+    printf 'memory:\n  nudge_interval: 1\nskills:\n  creation_nudge_interval: 1\n' >> "$REVIEW_HOME/config.yaml"
+    echo "› $CHAT_PROMPT"
+    (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" HERMES_REVIEW_REPLAY="$CHAT_REVIEW_CASSETTE" \
+        hermes-chat --replay "$CHAT_CASSETTE" --approvals deny --review-wait -z "$CHAT_PROMPT") 2>&1
+    step "hermes-review: the next chat's system prompt lists the new skill, and knows the user"
+    HERMES_HOME="$REVIEW_HOME" hermes-skills prompt-index --format text | grep -B1 -A1 tls-certificate
+    HERMES_HOME="$REVIEW_HOME" hermes-memory show --target user --format text
+    if have hermes-curate; then
+        step "hermes-curate: the consolidation pass looks at the new skill (dry run, offline from a cassette)"
+        (cd "$REVIEW_HOME" && HERMES_HOME="$REVIEW_HOME" hermes-curate run --dry-run --consolidate \
+            --replay "$CURATE_CASSETTE" --format text) | tail -1
+        sed -n '/^## LLM consolidation pass/,/^## Recovery/p' "$REVIEW_HOME"/logs/curator/*/REPORT.md
+    fi
+fi
 
 # [hermes-chat]
 if have hermes-chat; then

@@ -592,7 +592,8 @@ fn a_long_conversation_is_compacted_in_place() {
 
 #[test]
 fn a_due_review_writes_the_conversation_for_hermes_review() {
-    let srv = server(vec![Reply::text("noted")]);
+    // The second reply answers the review started in the background.
+    let srv = server(vec![Reply::text("noted"), Reply::text("Nothing to save.")]);
     let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
     let out = chat(home.path())
         .args(["-z", "I prefer tabs"])
@@ -609,14 +610,61 @@ fn a_due_review_writes_the_conversation_for_hermes_review() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines[0]["role"], "user");
-    assert_eq!(lines[0]["content"], "I prefer tabs");
-    assert_eq!(lines[1]["content"], "noted");
+    // The system prompt as sent comes first, for a review on the same model to reuse.
+    assert_eq!(lines[0]["role"], "system");
+    assert_eq!(
+        lines[0]["content"],
+        srv.bodies()[0]["messages"][0]["content"]
+    );
+    assert_eq!(lines[1]["role"], "user");
+    assert_eq!(lines[1]["content"], "I prefer tabs");
+    assert_eq!(lines[2]["content"], "noted");
     assert!(
-        stderr(&out).contains("review queued at"),
+        stderr(&out).contains("review started in the background"),
         "{}",
         stderr(&out)
     );
+    srv.wait_until_done(std::time::Duration::from_secs(20));
+}
+
+/// The hand-off end to end: a due review runs hermes-review on the turn's conversation, on
+/// the chat's model with the chat's system prompt and tools (the provider's cache holds that
+/// prefix), and the chat prints its summary line.
+#[test]
+fn review_wait_runs_hermes_review_and_prints_its_summary() {
+    let srv = server(vec![
+        Reply::text("noted"),
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs over spaces.\"}",
+        ),
+        Reply::text("Saved."),
+    ]);
+    let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
+    let out = chat(home.path())
+        .args(["--review-wait", "-z", "I prefer tabs"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "noted\n");
+    assert!(
+        stderr(&out).contains("💾 Self-improvement review: User profile updated"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(home.read("memories/USER.md"), "Prefers tabs over spaces.");
+    let bodies = srv.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert_eq!(bodies[1]["messages"][0], bodies[0]["messages"][0]);
+    assert_eq!(bodies[1]["messages"][1], bodies[0]["messages"][1]);
+    assert_eq!(bodies[1]["tools"], bodies[0]["tools"]);
+    assert_eq!(bodies[1]["messages"][2]["content"], "noted");
+    // --memory: the turn made only the memory review due.
+    let request = bodies[1]["messages"][3]["content"].as_str().unwrap();
+    assert!(request.contains("MEMORY holds") && !request.contains("SKILLS hold"));
+    // The review's own conversation is not in state.db.
+    assert_eq!(rows(home.path(), "SELECT COUNT(*) FROM sessions"), [["1"]]);
+    assert_eq!(rows(home.path(), "SELECT COUNT(*) FROM messages"), [["2"]]);
 }
 
 /// The demo's cassette still matches what hermes-chat sends (re-record it with

@@ -217,15 +217,13 @@ fn dry_run_previews_and_changes_nothing() {
 }
 
 #[test]
-fn consolidate_is_refused_before_anything_happens() {
+fn consolidate_without_a_model_is_refused_before_anything_happens() {
     let home = small_home();
     let before = whole(&home);
     let (code, out, err) = curate(home.path(), &["run", "--consolidate"]);
     assert_eq!((code, out.as_str()), (2, ""));
-    assert_eq!(
-        err,
-        "hermes-curate: error: the LLM consolidation pass is not available in hermes-curate yet\nhint: run without --consolidate for the deterministic pass (stale → archive)\n"
-    );
+    assert!(err.starts_with("hermes-curate: error: "), "{err}");
+    assert!(err.contains("\nhint: "), "{err}");
     assert_same_tree(&whole(&home), &before, "after --consolidate");
 }
 

@@ -22,6 +22,6 @@ pub mod settings;
 pub mod turn;
 
 pub use events::{ApprovalRequest, Decision, Item, Observer};
-pub use session::{Agent, AgentParts, ApprovalMode, Clock, SetupError};
+pub use session::{Agent, AgentParts, ApprovalMode, Clock, SetupError, ToolHook};
 pub use settings::AgentSettings;
 pub use turn::TurnOutcome;

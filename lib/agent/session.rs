@@ -106,6 +106,8 @@ pub struct Agent {
     pub(super) item_seq: u64,
     /// The prompt size the endpoint last reported, for the compaction check.
     pub(super) last_prompt_tokens: u64,
+    /// When set, answers every tool call in place of the built-in dispatch (the review).
+    pub(super) tool_hook: Option<Box<dyn ToolHook>>,
     /// Skills created by `skill_manage` in this run: name and folder (for `/learn`).
     pub skills_created: Vec<(String, PathBuf)>,
     /// The prompt while it is being built, and whether the stored one is kept.
@@ -118,6 +120,14 @@ pub struct Agent {
     provider_block: String,
     /// Notes for the person (a provider dropped, tools refused), printed by the driver.
     pub(super) notices: Vec<String>,
+}
+
+/// Answers tool calls for a run that is not a chat: `hermes-review` routes every call
+/// through its own whitelist, write origin and proposal recording, so the chat's dispatch
+/// never has to know about them.
+pub trait ToolHook {
+    /// The result object of one call (a refusal is a result too).
+    fn call(&mut self, name: &str, args: &Value) -> Value;
 }
 
 /// Problems setting a run up (exit 2).
@@ -232,6 +242,7 @@ impl Agent {
             resumed: false,
             item_seq: 0,
             last_prompt_tokens: 0,
+            tool_hook: None,
             skills_created: Vec::new(),
             pending_prompt: None,
             prompt_watch: None,
@@ -408,6 +419,19 @@ impl Agent {
         &self.system_prompt
     }
 
+    /// Sends `text` as the system prompt, byte for byte (a review on the chat's own model
+    /// reuses the chat's prompt so the provider's prompt cache still holds the prefix).
+    pub fn set_system_prompt(&mut self, text: String) {
+        // A prompt still being built would replace this one when it lands.
+        self.prompt_ready();
+        self.system_prompt = text;
+    }
+
+    /// Routes every tool call, whatever its name, to `hook`.
+    pub fn set_tool_hook(&mut self, hook: Box<dyn ToolHook>) {
+        self.tool_hook = Some(hook);
+    }
+
     /// The system message as sent: the stored prompt plus the ephemeral additions.
     pub(super) fn wire_system_prompt(&self) -> String {
         if self.ephemeral.trim().is_empty() {
@@ -514,6 +538,19 @@ impl Agent {
         observer: &mut dyn Observer,
     ) -> (String, Item, Option<Item>) {
         let args_value = Value::Object(args.clone());
+        if let Some(hook) = self.tool_hook.as_mut() {
+            let result = hook.call(&call.name, &args_value);
+            let text = pyjson::tool_result(&result);
+            let failed =
+                result.get("success") == Some(&Value::Bool(false)) || result.get("error").is_some();
+            let item = Item::new(
+                id,
+                "tool_call",
+                json!({"name": call.name, "arguments": args_value,
+                "result": text, "status": if failed { "failed" } else { "completed" }}),
+            );
+            return (text, item, None);
+        }
         match call.name.as_str() {
             "terminal" => self.run_terminal(call, args, id, observer),
             "write_file" | "patch" => {
@@ -986,9 +1023,12 @@ impl Agent {
         live::usage_totals(&self.db, &self.session_id)
     }
 
-    /// The messages of the conversation as review input lines.
+    /// The conversation as review input lines: the system prompt as sent first (so a review
+    /// on the same model can reuse its bytes), then the messages.
     pub fn transcript_lines(&self) -> Vec<Value> {
-        self.messages.iter().map(Message::to_line).collect()
+        std::iter::once(json!({"role": "system", "content": self.wire_system_prompt()}))
+            .chain(self.messages.iter().map(Message::to_line))
+            .collect()
     }
 }
 

@@ -381,7 +381,7 @@ impl Agent {
                 ))?;
                 continue;
             }
-            if !self.registry.allows(&call.name) {
+            if !self.registry.allows(&call.name) && self.tool_hook.is_none() {
                 let text = self.registry.unknown_tool_text(&call.name);
                 let mut result = Message::tool_result(call, false, text);
                 result.wire_name = Some(call.name.clone());

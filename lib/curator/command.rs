@@ -89,12 +89,22 @@ pub fn status(lib: &Library, now: Timestamp, ui: &mut Ui) -> anyhow::Result<Exit
 }
 
 pub fn run(lib: &Library, options: RunOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let consolidate_notice = if lib.config.curator.consolidate {
-        "curator: consolidation is on in config.yaml, but the LLM merge pass is not available in hermes-curate yet — running prune-only (deterministic stale/archive)."
+    run_with(lib, options, None, ui)
+}
+
+/// `run`, with the LLM consolidation pass when `consolidation` is given.
+pub fn run_with(
+    lib: &Library,
+    options: RunOptions,
+    consolidation: Option<run::Consolidation>,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    let consolidate_notice = if consolidation.is_some() {
+        "curator: consolidation on — the LLM merge pass runs after the automatic transitions."
     } else {
         "curator: consolidation is off — running prune-only (deterministic stale/archive)."
     };
-    let outcome = match run::run(lib, options) {
+    let outcome = match run::run_consolidating(lib, options, consolidation) {
         Ok(o) => o,
         Err(CurateError::Disabled) => {
             ui.say(&CurateError::Disabled.to_string())?;
@@ -167,6 +177,10 @@ pub fn run(lib: &Library, options: RunOptions, ui: &mut Ui) -> anyhow::Result<Ex
             "auto (preview): {auto} — no transitions applied in dry-run"
         ))?;
         ui.say("dry-run: no changes applied. Run `hermes-curate run` (no flag) to apply.")?;
+        if let Some(dir) = &ran.report {
+            ui.say(&format!("curator: {}", ran.summary))?;
+            ui.say(&format!("curator: report written to {}", dir.display()))?;
+        }
     } else {
         ui.say(&format!("auto: {auto}"))?;
         if let Some(dir) = &ran.report {

@@ -318,6 +318,98 @@ pub fn restore_links(home: &Home, backed_up: &[u8], now: Timestamp) -> LinkResto
     report
 }
 
+/// After a consolidation: jobs that named a consolidated skill name its umbrella, jobs that
+/// named a pruned one drop it (`rewrite_skill_refs`, reference `loop` §4.11). Names are
+/// compared without a leading `/` (upstream compares them as written, so `/old` is protected
+/// from archiving but never rewritten). Only a live run calls this. The report object:
+/// `{"rewrites": [{job_id, job_name, before, after, mapped, dropped}], "jobs_updated",
+/// "jobs_scanned"}`, plus `error` when the file could not be rewritten.
+pub fn rewrite_skill_refs(
+    home: &Home,
+    consolidated: &std::collections::BTreeMap<String, String>,
+    pruned: &[String],
+    now: Timestamp,
+) -> Json {
+    let empty = || serde_json::json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0});
+    if consolidated.is_empty() && pruned.is_empty() {
+        return empty();
+    }
+    let result = (|| -> Result<Json, String> {
+        let _lock = FileLock::acquire(&home.cron_lock()).map_err(|e| e.to_string())?;
+        let Some(jobs) = load(home).map_err(|e| e.to_string())? else {
+            return Ok(empty());
+        };
+        let mut jobs = jobs.jobs;
+        let mut rewrites = Vec::new();
+        for job in jobs.iter_mut() {
+            let Json::Object(job) = job else { continue };
+            let before = skill_list(job);
+            if before.is_empty() {
+                continue;
+            }
+            let (mut after, mut mapped, mut dropped) = (Vec::new(), Map::new(), Vec::new());
+            for name in &before {
+                let bare = name.trim_start_matches('/');
+                let next = if let Some(umbrella) = consolidated.get(bare) {
+                    mapped.insert(name.clone(), Json::String(umbrella.clone()));
+                    Some(umbrella.clone())
+                } else if pruned.iter().any(|p| p == bare) {
+                    dropped.push(Json::String(name.clone()));
+                    None
+                } else {
+                    Some(name.clone())
+                };
+                if let Some(n) = next
+                    && !after.contains(&n)
+                {
+                    after.push(n);
+                }
+            }
+            if after == before {
+                continue;
+            }
+            let id = job.get("id").cloned().unwrap_or(Json::Null);
+            let name = job
+                .get("name")
+                .filter(|v| crate::pytext::truthy(v))
+                .cloned()
+                .unwrap_or_else(|| id.clone());
+            job.insert(
+                "skills".into(),
+                Json::Array(after.iter().cloned().map(Json::String).collect()),
+            );
+            job.insert(
+                "skill".into(),
+                after.first().cloned().map_or(Json::Null, Json::String),
+            );
+            rewrites.push(
+                serde_json::json!({"job_id": id, "job_name": name, "before": before,
+                "after": after, "mapped": mapped, "dropped": dropped}),
+            );
+        }
+        let scanned = jobs.len();
+        if !rewrites.is_empty() {
+            save(home, &jobs, now).map_err(|e| e.to_string())?;
+        }
+        Ok(
+            serde_json::json!({"jobs_updated": rewrites.len(), "rewrites": rewrites,
+            "jobs_scanned": scanned}),
+        )
+    })();
+    match result {
+        Ok(v) => {
+            // Key order as upstream: rewrites, jobs_updated, jobs_scanned.
+            serde_json::json!({"rewrites": v["rewrites"], "jobs_updated": v["jobs_updated"],
+                "jobs_scanned": v["jobs_scanned"]})
+        }
+        Err(e) => {
+            let mut v = empty();
+            v["error"] = Json::String(e);
+            v
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde_json::{Map, Value as Json, json};
 
+use super::classify::Classification;
 use super::rows::Row;
 use super::transitions::{ArchivedSkill, Change, Counts};
 use crate::clock;
@@ -53,6 +54,9 @@ pub struct RunReport<'a> {
     pub auto_archived: &'a [ArchivedSkill],
     pub auto_changes: &'a [Change],
     pub skills_dir: &'a Path,
+    /// What the consolidation pass removed and why, and the cron jobs it rewrote.
+    pub classified: Option<&'a Classification>,
+    pub cron_rewrites: Option<Json>,
 }
 
 /// Python's `round(x, 2)` for the durations we produce (never negative, never huge).
@@ -122,23 +126,34 @@ impl RunReport<'_> {
                 "delta": na - nb,
                 "archived_this_run": removed.len(),
                 "added_this_run": added.len(),
-                "consolidated_this_run": 0,
-                "pruned_this_run": 0,
+                "consolidated_this_run": self.classified.map_or(0, |c| c.consolidated.len()),
+                "pruned_this_run": self.classified.map_or(0, |c| c.pruned.len()),
                 "state_transitions": transitions.len(),
-                "cron_jobs_rewritten": 0,
+                "cron_jobs_rewritten": self.cron_rewrites.as_ref()
+                    .and_then(|c| c.get("jobs_updated")).and_then(Json::as_u64).unwrap_or(0),
                 "tool_calls_total": tool_total,
             }),
         );
         p.insert("tool_call_counts".into(), Json::Object(tool_counts));
         p.insert("archived".into(), json!(removed));
-        p.insert("consolidated".into(), json!([]));
-        p.insert("pruned".into(), json!([]));
-        p.insert("pruned_names".into(), json!([]));
+        let (consolidated, pruned, pruned_names) = match self.classified {
+            Some(c) => (
+                json!(c.consolidated),
+                json!(c.pruned),
+                json!(c.pruned_names()),
+            ),
+            None => (json!([]), json!([]), json!([])),
+        };
+        p.insert("consolidated".into(), consolidated);
+        p.insert("pruned".into(), pruned);
+        p.insert("pruned_names".into(), pruned_names);
         p.insert("added".into(), json!(added));
         p.insert("state_transitions".into(), Json::Array(transitions));
         p.insert(
             "cron_rewrites".into(),
-            json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0}),
+            self.cron_rewrites
+                .clone()
+                .unwrap_or_else(|| json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0})),
         );
         p.insert(
             "llm_final".into(),
@@ -366,6 +381,73 @@ pub fn render_markdown(p: &Json) -> String {
     ));
     lines.push(String::new());
 
+    let consolidated = p
+        .get("consolidated")
+        .and_then(Json::as_array)
+        .unwrap_or(&empty);
+    if !consolidated.is_empty() {
+        lines.push(format!(
+            "### Consolidated into umbrella skills ({})\n",
+            consolidated.len()
+        ));
+        lines.push(
+            "_Each of these narrow skills was merged into a broader umbrella and archived; its \
+             content now lives in the umbrella's SKILL.md or its `references/`._\n"
+                .into(),
+        );
+        for c in consolidated.iter().take(SHOW) {
+            let mut line = format!(
+                "- `{}` → merged into `{}`",
+                get_str(c, "name"),
+                get_str(c, "into")
+            );
+            let reason = get_str(c, "reason");
+            if !reason.is_empty() {
+                line.push_str(&format!(" — {reason}"));
+            }
+            let source = get_str(c, "source");
+            if source.starts_with("tool-call audit") {
+                line.push_str(&format!("  _(detected via {source})_"));
+            }
+            lines.push(line);
+            let claimed = get_str(c, "model_claimed_into");
+            if !claimed.is_empty() {
+                lines.push(format!(
+                    "  ⚠ The curator's summary named `{claimed}` as the umbrella but that skill doesn't exist post-run; showing the tool-call audit's finding instead."
+                ));
+            }
+        }
+        if consolidated.len() > SHOW {
+            lines.push(format!(
+                "- … and {} more (see `run.json`)",
+                consolidated.len() - SHOW
+            ));
+        }
+        lines.push(String::new());
+    }
+    let pruned = p.get("pruned").and_then(Json::as_array).unwrap_or(&empty);
+    if !pruned.is_empty() {
+        lines.push(format!(
+            "### Pruned — archived for staleness ({})\n",
+            pruned.len()
+        ));
+        lines.push("_Stale skills that no umbrella covers; archived, not deleted._\n".into());
+        for c in pruned.iter().take(SHOW) {
+            let reason = get_str(c, "reason");
+            if reason.is_empty() {
+                lines.push(format!("- `{}`", get_str(c, "name")));
+            } else {
+                lines.push(format!("- `{}` — {reason}", get_str(c, "name")));
+            }
+        }
+        if pruned.len() > SHOW {
+            lines.push(format!(
+                "- … and {} more (see `run.json`)",
+                pruned.len() - SHOW
+            ));
+        }
+        lines.push(String::new());
+    }
     let added = p.get("added").and_then(Json::as_array).unwrap_or(&empty);
     if !added.is_empty() {
         lines.push(format!("### New skills this run ({})\n", added.len()));
@@ -391,6 +473,58 @@ pub fn render_markdown(p: &Json) -> String {
                 get_str(t, "from"),
                 get_str(t, "to")
             ));
+        }
+        lines.push(String::new());
+    }
+    let rewrites = p
+        .pointer("/cron_rewrites/rewrites")
+        .and_then(Json::as_array)
+        .unwrap_or(&empty);
+    if !rewrites.is_empty() {
+        lines.push(format!(
+            "### Cron job skill references rewritten ({})\n",
+            rewrites.len()
+        ));
+        lines.push(
+            "_Scheduled jobs that loaded a consolidated skill now load its umbrella; pruned skills \
+             were dropped from their lists._\n"
+                .into(),
+        );
+        let csv = |v: Option<&Json>| {
+            let names: Vec<&str> = v
+                .and_then(Json::as_array)
+                .map(|a| a.iter().filter_map(Json::as_str).collect())
+                .unwrap_or_default();
+            if names.is_empty() {
+                "(none)".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        for r in rewrites.iter().take(25) {
+            let job = r
+                .get("job_name")
+                .and_then(Json::as_str)
+                .unwrap_or_else(|| get_str(r, "job_id"));
+            lines.push(format!(
+                "- `{job}`: `{}` → `{}`",
+                csv(r.get("before")),
+                csv(r.get("after"))
+            ));
+            if let Some(mapped) = r.get("mapped").and_then(Json::as_object) {
+                for (old, new) in mapped {
+                    lines.push(format!(
+                        "    - `{old}` → `{}` (consolidated)",
+                        new.as_str().unwrap_or("")
+                    ));
+                }
+            }
+            for d in r.get("dropped").and_then(Json::as_array).unwrap_or(&empty) {
+                lines.push(format!(
+                    "    - `{}` dropped (pruned)",
+                    d.as_str().unwrap_or("")
+                ));
+            }
         }
         lines.push(String::new());
     }
@@ -435,6 +569,8 @@ mod tests {
             auto_archived: &[],
             auto_changes: &[],
             skills_dir: dir.path(),
+            classified: None,
+            cron_rewrites: None,
         };
         let a = report.write(dir.path()).expect("a");
         let b = report.write(dir.path()).expect("b");

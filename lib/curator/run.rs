@@ -15,6 +15,8 @@ use jiff::Timestamp;
 use serde_json::Value as Json;
 
 use super::backup::{self, BackupError};
+use super::classify::{self, Classification};
+use super::consolidate;
 use super::cron::{self, CronError};
 use super::report::{LlmMeta, RunReport};
 use super::rows::{self, Row};
@@ -132,8 +134,65 @@ fn llm_skip_reason(lib: &Library) -> &'static str {
     }
 }
 
-/// Runs the curator once.
+/// Runs the curator once (the deterministic pass alone).
 pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
+    run_consolidating(lib, options, None)
+}
+
+/// The consolidation pass of a run: its model, and the directory the agent runs in.
+pub struct Consolidation {
+    pub model: consolidate::Model,
+    pub cwd: PathBuf,
+}
+
+/// The LLM pass over the managed skills as they are now; its classification and report
+/// parts. `live`: cron jobs are rewritten after it.
+fn consolidation_pass(
+    lib: &Library,
+    c: Consolidation,
+    before: &[Row],
+    cron_refs: &BTreeSet<String>,
+    options: RunOptions,
+) -> (LlmMeta, Classification, Vec<Row>, Option<Json>) {
+    let outcome = consolidate::run(
+        lib,
+        c.model,
+        before,
+        cron_refs,
+        options.dry_run,
+        options.now,
+        options.frozen_clock,
+        &c.cwd,
+    );
+    let after = managed_rows(lib, options.now);
+    let names =
+        |rows: &[Row]| -> BTreeSet<String> { rows.iter().map(|r| r.name.clone()).collect() };
+    let meta = outcome
+        .meta
+        .unwrap_or_else(|| LlmMeta::skipped("no candidates"));
+    let classified = classify::classify(
+        &names(before),
+        &names(&after),
+        &outcome.calls,
+        &meta.final_text,
+    );
+    let rewrites = (!options.dry_run).then(|| {
+        cron::rewrite_skill_refs(
+            &lib.home,
+            &classified.rename_map(),
+            &classified.pruned_names(),
+            options.now,
+        )
+    });
+    (meta, classified, after, rewrites)
+}
+
+/// Runs the curator once, with the LLM consolidation pass when `consolidation` is given.
+pub fn run_consolidating(
+    lib: &Library,
+    options: RunOptions,
+    consolidation: Option<Consolidation>,
+) -> Result<Outcome, CurateError> {
     let home = &lib.home;
     let config = &lib.config.curator;
     let now = options.now;
@@ -182,11 +241,43 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
         let index = Index::with_usage(lib, checked);
         let rows = rows::agent_created(&index, now);
         let plan = transitions::plan(&rows, &cron_refs, cutoffs);
-        let summary = format!(
+        let mut summary = format!(
             "dry-run auto: {}; llm: skipped ({})",
             plan.counts.summary(),
             llm_skip_reason(lib)
         );
+        let (mut report_dir, mut report_error) = (None, None);
+        if let Some(c) = consolidation {
+            drop(index);
+            let (meta, classified, after, _) =
+                consolidation_pass(lib, c, &rows, &cron_refs, options);
+            summary = format!(
+                "dry-run auto: {}; llm: {}",
+                plan.counts.summary(),
+                meta.summary
+            );
+            let report = RunReport {
+                started_at: now,
+                elapsed_seconds: if options.frozen_clock {
+                    0.0
+                } else {
+                    started.elapsed().as_secs_f64()
+                },
+                auto_counts: plan.counts,
+                before: &rows,
+                after: &after,
+                llm: meta,
+                auto_archived: &[],
+                auto_changes: &[],
+                skills_dir: &home.skills_dir(),
+                classified: Some(&classified),
+                cron_rewrites: None,
+            };
+            match report.write(&home.curator_logs_dir()) {
+                Ok(dir) => report_dir = Some(dir),
+                Err(e) => report_error = Some(e.to_string()),
+            }
+        }
         return Ok(Outcome::Ran(Box::new(Ran {
             dry_run: true,
             counts: plan.counts,
@@ -196,8 +287,8 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
             failures: Vec::new(),
             unreadable: plan.skipped,
             backup: None,
-            report: None,
-            report_error: None,
+            report: report_dir,
+            report_error,
             summary,
             state_was_corrupt,
             paused,
@@ -238,7 +329,25 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
         })?;
 
     let auto = applied.counts.summary();
-    let summary = format!("auto: {auto}; llm: skipped ({})", llm_skip_reason(lib));
+    let mut summary = format!("auto: {auto}; llm: skipped ({})", llm_skip_reason(lib));
+    let (llm, classified, after_llm, rewrites) = match consolidation {
+        Some(c) => {
+            let (meta, classified, after_llm, rewrites) =
+                consolidation_pass(lib, c, &after, &cron_refs, options);
+            summary = format!("auto: {auto}; llm: {}", meta.summary);
+            let renames = classify::rename_summary(&classified);
+            if !renames.is_empty() {
+                summary = format!("{summary}\n{renames}");
+            }
+            (meta, Some(classified), after_llm, rewrites)
+        }
+        None => (
+            LlmMeta::skipped(llm_skip_reason(lib)),
+            None,
+            after.clone(),
+            None,
+        ),
+    };
     let elapsed = if options.frozen_clock {
         0.0
     } else {
@@ -249,11 +358,13 @@ pub fn run(lib: &Library, options: RunOptions) -> Result<Outcome, CurateError> {
         elapsed_seconds: elapsed,
         auto_counts: applied.counts,
         before: &after,
-        after: &after,
-        llm: LlmMeta::skipped(llm_skip_reason(lib)),
+        after: &after_llm,
+        llm,
         auto_archived: &applied.archived,
         auto_changes: &applied.changes,
         skills_dir: &home.skills_dir(),
+        classified: classified.as_ref(),
+        cron_rewrites: rewrites,
     };
     let (report_dir, report_error) = match report.write(&home.curator_logs_dir()) {
         Ok(dir) => (Some(dir), None),

@@ -158,6 +158,16 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// The files this session has viewed, to carry into the next session of the same writer
+    /// (a review makes one session per call but must remember its reads across them).
+    pub fn take_marks(&mut self) -> ReadMarks {
+        std::mem::take(&mut self.marks)
+    }
+
+    pub fn set_marks(&mut self, marks: ReadMarks) {
+        self.marks = marks;
+    }
+
     /// `skill_view` as the tool runs it: resolve and read, then bump the skill's view and
     /// use counters and remember the file for the read-before-write guard.
     pub fn view(&mut self, name: &str, file_path: Option<&str>) -> Json {

@@ -9,6 +9,7 @@ pub mod guard;
 pub mod memory;
 pub mod pg;
 pub mod recall;
+pub mod review;
 pub mod sessions;
 pub mod skills;
 

@@ -1,0 +1,139 @@
+//! The consolidation pass's model (reference `loop` §4.8): `auxiliary.curator.{provider,
+//! model, base_url, api_key}` when it names a provider (not `auto`) and a model, else the
+//! legacy `curator.auxiliary.{provider, model}`, else the main model; reached over HTTP, or
+//! through a cassette (`--record`, `--replay`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use super::consolidate::Model;
+use crate::home::{Config, Home};
+use crate::io::exit::Hinted;
+use crate::llm::Transport;
+use crate::llm::cassette::{Placeholders, Recorder, Replayer};
+use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
+use crate::llm::http::{HttpSettings, HttpTransport};
+
+fn slot(config: &Config, path: &str) -> Option<String> {
+    config
+        .raw()
+        .to_json()
+        .pointer(path)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+fn overrides(config: &Config) -> (Overrides, Option<String>) {
+    let aux = |k: &str| slot(config, &format!("/auxiliary/curator/{k}"));
+    if let (Some(p), Some(m)) = (aux("provider"), aux("model"))
+        && p != "auto"
+    {
+        return (
+            Overrides {
+                model: Some(m),
+                provider: Some(p),
+                base_url: aux("base_url"),
+            },
+            aux("api_key"),
+        );
+    }
+    let legacy = |k: &str| slot(config, &format!("/curator/auxiliary/{k}"));
+    if let (Some(p), Some(m)) = (legacy("provider"), legacy("model")) {
+        return (
+            Overrides {
+                model: Some(m),
+                provider: Some(p),
+                base_url: None,
+            },
+            None,
+        );
+    }
+    (Overrides::default(), None)
+}
+
+/// The pass's model and transport.
+pub fn resolve(
+    home: &Home,
+    config: &Config,
+    cwd: &Path,
+    record: Option<&Path>,
+    replay: Option<&Path>,
+) -> anyhow::Result<Model> {
+    let env = Env::load(&home.env_file());
+    let (wanted, key) = overrides(config);
+    let resolved = endpoint::resolve(config, &wanted, &env).map(|mut ep| {
+        if let Some(k) = key {
+            ep.api_key = k;
+        }
+        ep
+    });
+    let placeholders = Placeholders::new(&[
+        ("hermes_home", &home.root().display().to_string()),
+        ("cwd", &cwd.display().to_string()),
+        ("home", &std::env::var("HOME").unwrap_or_default()),
+        ("os_release", &crate::agent::prompt::os_release()),
+    ]);
+    if let Some(path) = replay {
+        let replayer = Replayer::open(path, placeholders).map_err(|e| {
+            anyhow::Error::new(Hinted::new(
+                e,
+                "record one with --record FILE against a live endpoint",
+            ))
+        })?;
+        let mut ep = resolved.unwrap_or_else(|_| Endpoint {
+            provider: "replay".into(),
+            model: "replay".into(),
+            base_url: "replay:".into(),
+            api_key: String::new(),
+            key_source: "none".into(),
+            max_tokens: Some(65536),
+            reasoning_effort: None,
+        });
+        if let Some(m) = replayer.recorded_model() {
+            ep.model = m;
+        }
+        if let Some(p) = replayer.recorded_provider() {
+            ep.provider = p;
+        }
+        ep.max_tokens = replayer.recorded_max_tokens();
+        ep.base_url = "replay".into();
+        return Ok(Model {
+            endpoint: ep,
+            transport: Box::new(replayer),
+        });
+    }
+    let ep = resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+    let read_timeout = if endpoint::is_local(&ep.base_url) {
+        1800.0
+    } else {
+        120.0
+    };
+    let http = HttpTransport::new(
+        HttpSettings {
+            base_url: ep.base_url.clone(),
+            api_key: ep.api_key.clone(),
+            connect_timeout: Duration::from_secs(30),
+            read_timeout: Duration::from_secs_f64(read_timeout),
+            extra_headers: Vec::new(),
+        },
+        Arc::new(AtomicBool::new(false)),
+    )?;
+    let transport: Box<dyn Transport> = match record {
+        Some(path) => Box::new(
+            Recorder::create(path, Box::new(http), placeholders)
+                .with_context(|| format!("cannot write the cassette {}", path.display()))?,
+        ),
+        None => Box::new(http),
+    };
+    Ok(Model {
+        endpoint: ep,
+        transport,
+    })
+}

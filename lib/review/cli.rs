@@ -1,0 +1,408 @@
+//! The `hermes-review` command: flags in, the model resolved (the chat's, or the review's own
+//! when routed), the conversation read, one review run, records out. The binary parses flags
+//! and calls [`run`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use std::sync::{Arc, Mutex};
+
+use super::batch::{self, Source};
+use super::input::{self, Conversation};
+use super::prompts::Kind;
+use super::run::{self, Report, ScratchHome, Setup};
+use super::summary::Notify;
+use crate::agent::Clock;
+use crate::home::{Config, Home};
+use crate::io::exit::Hinted;
+use crate::io::format::Format;
+use crate::llm::Transport;
+use crate::llm::cassette::{Recorder, Replayer};
+use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
+use crate::llm::http::{HttpSettings, HttpTransport};
+
+const BIN: &str = "hermes-review";
+
+/// What the flags asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewOptions {
+    pub home: Option<PathBuf>,
+    /// FILE, or `-`/none for stdin.
+    pub input: Option<PathBuf>,
+    pub memory: bool,
+    pub skills: bool,
+    pub overrides: Overrides,
+    pub notify: Option<String>,
+    pub propose: bool,
+    pub dry_run: bool,
+    pub record: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+    pub format: Option<Format>,
+    pub quiet: bool,
+    /// `--batch`: the input is one session object per line.
+    pub batch: bool,
+    /// `-j`: reviews at a time in a batch.
+    pub jobs: usize,
+    /// `--again`: review sessions a batch already reviewed.
+    pub again: bool,
+    /// `eval CASES.jsonl`: score the model on labelled cases.
+    pub eval: Option<PathBuf>,
+}
+
+/// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
+/// replay divergence) — what it wrote before stays written; setup errors are `Err` (exit 2).
+pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
+    // hermes-chat starts the review with `--home H FILE` only; these let an offline demo or
+    // test hand it a cassette through the chat.
+    if options.replay.is_none() && options.record.is_none() {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        options.replay = var("HERMES_REVIEW_REPLAY");
+        if options.replay.is_none() {
+            options.record = var("HERMES_REVIEW_RECORD");
+        }
+    }
+    let home = Home::resolve(options.home.as_deref())?;
+    let config = Config::load(&home)?;
+    if let Some(path) = &options.eval {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let cases = super::eval::parse_cases(&text)?;
+        let (setup, source, _) = prepare(&options, home, config, true)?;
+        let mut out = crate::io::output::Output::stdout();
+        let mut emit = |record: &Value| out.jsonl(record);
+        let summary = super::eval::run(&setup, &cases, &mut || source.make_one(), &mut emit)?;
+        out.finish()?;
+        let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
+        return Ok(u8::from(failed > 0));
+    }
+    let text = read_input(options.input.as_deref())?;
+    if options.batch {
+        let sessions = read_sessions(&text)?;
+        let (setup, source, _) = prepare(&options, home, config, true)?;
+        return run_batch(&options, &setup, &sessions, &source);
+    }
+    let conversation = input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))?;
+    if conversation.messages.is_empty() {
+        anyhow::bail!("nothing to review: the input holds no messages");
+    }
+    let (setup, source, scratch) = prepare(&options, home, config, false)?;
+    let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
+    print(&options, &setup, &report)
+}
+
+/// One session object per line (what `hermes-index export` writes).
+fn read_sessions(text: &str) -> anyhow::Result<Vec<Conversation>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| anyhow::anyhow!("bad input: line {}: not JSON: {e}", i + 1))?;
+        out.push(input::session(i + 1, &value).map_err(|e| anyhow::anyhow!("bad input: {e}"))?);
+    }
+    Ok(out)
+}
+
+fn run_batch(
+    options: &ReviewOptions,
+    setup: &Setup,
+    sessions: &[Conversation],
+    source: &Source,
+) -> anyhow::Result<u8> {
+    if !source.parallel() && options.jobs > 1 && !options.quiet {
+        eprintln!("{BIN}: a cassette is read in order: reviewing one session at a time");
+    }
+    let mut out = crate::io::output::Output::stdout();
+    let mut emit = |record: &Value| out.jsonl(record);
+    let totals = batch::run(
+        setup,
+        sessions,
+        source,
+        options.jobs,
+        options.again,
+        &mut emit,
+    )?;
+    out.jsonl(&totals.record())?;
+    out.finish()?;
+    if totals.failed > 0 {
+        eprintln!(
+            "{BIN}: {} of {} review(s) failed; run the batch again to retry them",
+            totals.failed,
+            totals.sessions - totals.skipped
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
+    let text = match path.filter(|p| p.as_os_str() != "-") {
+        Some(p) => {
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+        }
+        None => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read the conversation from stdin")?;
+            text
+        }
+    };
+    Ok(text)
+}
+
+/// The review's model: `--model/--provider/--base-url`, else `auxiliary.background_review.*`
+/// when it names a provider (not `auto`) and a model, else the chat's. Routed when it is not
+/// the chat's model and provider.
+fn resolve_endpoint(
+    options: &ReviewOptions,
+    config: &Config,
+    env: &Env,
+) -> Result<(Endpoint, bool), endpoint::EndpointError> {
+    let main = endpoint::resolve(config, &Overrides::default(), env);
+    let raw = config.raw().to_json();
+    let slot = |key: &str| {
+        raw.pointer(&format!("/auxiliary/background_review/{key}"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let flags = &options.overrides;
+    let (wanted, slot_key) =
+        if flags.model.is_some() || flags.provider.is_some() || flags.base_url.is_some() {
+            (Some(flags.clone()), None)
+        } else {
+            match (slot("provider"), slot("model")) {
+                (Some(p), Some(m)) if p != "auto" => (
+                    Some(Overrides {
+                        model: Some(m),
+                        provider: Some(p),
+                        base_url: slot("base_url"),
+                    }),
+                    slot("api_key"),
+                ),
+                _ => (None, None),
+            }
+        };
+    let Some(wanted) = wanted else {
+        return main.map(|ep| (ep, false));
+    };
+    let mut ep = endpoint::resolve(config, &wanted, env)?;
+    if let Some(key) = slot_key {
+        ep.api_key = key;
+    }
+    let routed = match &main {
+        Ok(m) => m.model != ep.model || m.provider != ep.provider || m.base_url != ep.base_url,
+        Err(_) => true,
+    };
+    Ok((ep, routed))
+}
+
+fn prepare(
+    options: &ReviewOptions,
+    home: Home,
+    config: Config,
+    batch: bool,
+) -> anyhow::Result<(Setup, Source, Option<ScratchHome>)> {
+    let now = crate::clock::now()?;
+    let fixed = std::env::var(crate::clock::NOW_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|_| crate::clock::unix_seconds(now));
+    let env = Env::load(&home.env_file());
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let scratch = if options.propose && !options.dry_run && !batch {
+        Some(ScratchHome::copy_of(&home).context("cannot copy the stores for --propose")?)
+    } else {
+        None
+    };
+    let placeholders = run::placeholders(home.root(), &cwd);
+    let resolved = resolve_endpoint(options, &config, &env);
+    let (source, endpoint, routed): (Source, Endpoint, bool) = match &options.replay {
+        Some(path) => {
+            let replayer = Replayer::open(path, placeholders).map_err(|e| {
+                anyhow::Error::new(Hinted::new(
+                    e,
+                    "record one with --record FILE against a live endpoint",
+                ))
+            })?;
+            let (mut ep, routed) = resolved.unwrap_or_else(|_| {
+                (
+                    Endpoint {
+                        provider: "replay".into(),
+                        model: "replay".into(),
+                        base_url: "replay:".into(),
+                        api_key: String::new(),
+                        key_source: "none".into(),
+                        max_tokens: Some(65536),
+                        reasoning_effort: None,
+                    },
+                    false,
+                )
+            });
+            if let Some(model) = replayer.recorded_model() {
+                ep.model = model;
+            }
+            if let Some(provider) = replayer.recorded_provider() {
+                ep.provider = provider;
+            }
+            ep.max_tokens = replayer.recorded_max_tokens();
+            ep.base_url = "replay".into();
+            if !options.quiet {
+                eprintln!(
+                    "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
+                    path.display(),
+                    replayer.len()
+                );
+            }
+            (
+                Source::Shared(Arc::new(Mutex::new(Box::new(replayer)))),
+                ep,
+                routed,
+            )
+        }
+        None => {
+            let (ep, routed) =
+                resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+            let read_timeout = if endpoint::is_local(&ep.base_url) {
+                1800.0
+            } else {
+                120.0
+            };
+            let settings = HttpSettings {
+                base_url: ep.base_url.clone(),
+                api_key: ep.api_key.clone(),
+                connect_timeout: Duration::from_secs(30),
+                read_timeout: Duration::from_secs_f64(read_timeout),
+                extra_headers: Vec::new(),
+            };
+            let http = move || -> anyhow::Result<Box<dyn Transport>> {
+                Ok(Box::new(HttpTransport::new(
+                    settings.clone(),
+                    Arc::new(std::sync::atomic::AtomicBool::new(false)),
+                )?))
+            };
+            let source = match &options.record {
+                Some(path) => Source::Shared(Arc::new(Mutex::new(Box::new(
+                    Recorder::create(path, http()?, placeholders)
+                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
+                )))),
+                None => Source::Fresh(Box::new(http)),
+            };
+            (source, ep, routed)
+        }
+    };
+    let notify = match &options.notify {
+        Some(flag) => Notify::parse(Some(&Value::String(flag.clone()))),
+        None => Notify::parse(
+            config
+                .raw()
+                .to_json()
+                .pointer("/display/memory_notifications"),
+        ),
+    };
+    let both = !options.memory && !options.skills;
+    let setup = Setup {
+        home,
+        config,
+        endpoint,
+        routed,
+        kind: Kind {
+            memory: both || options.memory,
+            skills: both || options.skills,
+        },
+        notify,
+        propose: options.propose,
+        dry_run: options.dry_run,
+        clock: Clock::new(fixed),
+        cwd,
+        quiet: options.quiet,
+    };
+    Ok((setup, source, scratch))
+}
+
+fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Result<u8> {
+    let mut out = crate::io::output::Output::stdout();
+    if setup.dry_run {
+        match &report.request {
+            Some(body) => out.json(body)?,
+            None => anyhow::bail!("the review built no request"),
+        }
+        out.finish()?;
+        return Ok(0);
+    }
+    match Format::resolve(options.format) {
+        Format::Jsonl => {
+            for record in &report.records {
+                out.jsonl(record)?;
+            }
+        }
+        Format::Json => out.json(&Value::Array(report.records.clone()))?,
+        Format::Text => {
+            for record in &report.records {
+                if let Some(text) = text_line(record) {
+                    out.line(&text)?;
+                }
+            }
+        }
+    }
+    out.finish()?;
+    if let Some(failure) = &report.failure {
+        eprintln!("{BIN}: review failed: {failure}");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// A record for a person: what each call did, then the summary line.
+fn text_line(record: &Value) -> Option<String> {
+    let field = |k: &str| record.get(k).and_then(Value::as_str).unwrap_or("");
+    let args = record.get("arguments").cloned().unwrap_or(Value::Null);
+    let what = [
+        args.get("action").and_then(Value::as_str),
+        args.get("name").and_then(Value::as_str),
+        args.get("target").and_then(Value::as_str),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
+    match field("type") {
+        "action" => {
+            let result = record.get("result").cloned().unwrap_or(Value::Null);
+            let said = result
+                .get("message")
+                .or_else(|| result.get("error"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            Some(
+                crate::io::sanitize::for_terminal(&format!("{} {what}: {said}", field("tool")))
+                    .into_owned(),
+            )
+        }
+        "proposal" => Some(
+            crate::io::sanitize::for_terminal(&format!(
+                "proposed {} {what}\n{}",
+                field("tool"),
+                field("diff")
+            ))
+            .into_owned(),
+        ),
+        "summary" => Some(
+            record
+                .get("line")
+                .and_then(Value::as_str)
+                .unwrap_or("💾 Self-improvement review: nothing saved")
+                .to_string(),
+        ),
+        _ => None,
+    }
+}

@@ -1,0 +1,170 @@
+//! Unified diffs of what a proposed write would change (`--propose`), for a person to read
+//! before applying it: `--- a/PATH` / `+++ b/PATH` (`/dev/null` for a file that appears or
+//! goes), hunks with three lines of context. Lines are matched by a longest common
+//! subsequence, which is plenty for files of a few hundred lines.
+
+use std::collections::BTreeMap;
+
+const CONTEXT: usize = 3;
+
+/// The diff of every file that differs between `before` and `after` (paths in order).
+pub fn files(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> String {
+    let mut keys: Vec<&String> = before.keys().chain(after.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for key in keys {
+        let (a, b) = (before.get(key), after.get(key));
+        let old = a.map_or("", String::as_str);
+        let new = b.map_or("", String::as_str);
+        if old == new {
+            continue;
+        }
+        let from = if a.is_none_or(|s| s.is_empty()) {
+            "/dev/null".to_string()
+        } else {
+            format!("a/{key}")
+        };
+        let to = if b.is_none_or(|s| s.is_empty()) {
+            "/dev/null".to_string()
+        } else {
+            format!("b/{key}")
+        };
+        out.push_str(&format!("--- {from}\n+++ {to}\n"));
+        out.push_str(&unified(old, new));
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Same,
+    Del,
+    Add,
+}
+
+/// The hunks of a line diff of `old` to `new`.
+pub fn unified(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let script = edit_script(&a, &b);
+    // Positions (in old and new) of each script entry, for hunk headers.
+    let mut pos = Vec::with_capacity(script.len());
+    let (mut i, mut j) = (0usize, 0usize);
+    for (op, _) in &script {
+        pos.push((i, j));
+        match op {
+            Op::Same => {
+                i += 1;
+                j += 1;
+            }
+            Op::Del => i += 1,
+            Op::Add => j += 1,
+        }
+    }
+    let changed: Vec<usize> = (0..script.len())
+        .filter(|&k| script[k].0 != Op::Same)
+        .collect();
+    let mut out = String::new();
+    let mut k = 0;
+    while k < changed.len() {
+        let start = changed[k].saturating_sub(CONTEXT);
+        let mut end = changed[k];
+        while k < changed.len() && changed[k] <= end + 2 * CONTEXT + 1 {
+            end = changed[k];
+            k += 1;
+        }
+        let stop = (end + CONTEXT + 1).min(script.len());
+        let (old_start, new_start) = pos[start];
+        let old_len = script[start..stop]
+            .iter()
+            .filter(|(op, _)| *op != Op::Add)
+            .count();
+        let new_len = script[start..stop]
+            .iter()
+            .filter(|(op, _)| *op != Op::Del)
+            .count();
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            range(old_start, old_len),
+            range(new_start, new_len)
+        ));
+        for (op, line) in &script[start..stop] {
+            let mark = match op {
+                Op::Same => ' ',
+                Op::Del => '-',
+                Op::Add => '+',
+            };
+            out.push(mark);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn range(start: usize, len: usize) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        n => format!("{},{n}", start + 1),
+    }
+}
+
+fn edit_script<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(Op, &'a str)> {
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let mut out = Vec::with_capacity(n + m);
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] {
+            out.push((Op::Same, a[i]));
+            i += 1;
+            j += 1;
+        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
+            out.push((Op::Del, a[i]));
+            i += 1;
+        } else {
+            out.push((Op::Add, b[j]));
+            j += 1;
+        }
+    }
+    out.extend(a[i..].iter().map(|l| (Op::Del, *l)));
+    out.extend(b[j..].iter().map(|l| (Op::Add, *l)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_line_in_the_middle_gets_context() {
+        let old = "1\n2\n3\n4\n5\n6\n7\n8\n";
+        let new = "1\n2\n3\n4\nfive\n6\n7\n8\n";
+        assert_eq!(
+            unified(old, new),
+            "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
+        );
+    }
+
+    #[test]
+    fn a_new_file_is_all_additions_from_dev_null() {
+        let mut after = BTreeMap::new();
+        after.insert("skills/x/SKILL.md".to_string(), "a\nb".to_string());
+        assert_eq!(
+            files(&BTreeMap::new(), &after),
+            "--- /dev/null\n+++ b/skills/x/SKILL.md\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! `hermes-review eval CASES.jsonl`: labelled conversations scored against what the configured
+//! model does with them, so a user can rank models for the review with one command.
+//!
+//! A case (one JSON object per line):
+//! `{"id", "messages": [...], "memory": {"memory": [...], "user": [...]}, "skills": [{"name",
+//! "description", "body"}], "expect": {"class": "memory|skill_patch|skill_create|nothing",
+//! "about": "<word the saved text must mention>", "skill": "<skill a patch must touch>"},
+//! "forbidden": true}` — `forbidden` marks a conversation whose only content is on the
+//! never-save list (an environment failure, a transient error, a negative claim, a one-off
+//! task): any write there is a forbidden save.
+//!
+//! Each case runs as a real review in a throwaway home seeded with the case's memory and
+//! skills (the user's home is never touched), on the configured model or a cassette. What the
+//! review wrote is classified (a memory write, a patch of an existing skill, a new skill, or
+//! nothing) and compared with the label: precision and recall per class, duplicates proposed
+//! (memory adds that nearly repeat an entry already there) and forbidden saves.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::input::{self, Conversation};
+use super::prompts::Kind;
+use super::run::{self, Setup};
+use super::summary::{self, Action};
+use crate::home::Home;
+use crate::llm::Transport;
+use crate::memory::dedupe::near_duplicates;
+
+pub const CLASSES: [&str; 4] = ["memory", "skill_patch", "skill_create", "nothing"];
+
+/// One labelled case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub id: String,
+    pub conversation: Conversation,
+    pub memory: Vec<String>,
+    pub user: Vec<String>,
+    /// (name, description, body)
+    pub skills: Vec<(String, String, String)>,
+    pub class: String,
+    pub about: Option<String>,
+    pub skill: Option<String>,
+    pub forbidden: bool,
+}
+
+pub fn parse_cases(text: &str) -> anyhow::Result<Vec<Case>> {
+    let mut cases = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |why: String| anyhow::anyhow!("bad case: line {}: {why}", i + 1);
+        let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let conversation = input::session(i + 1, &v).map_err(|e| bad(e.reason))?;
+        let strings = |p: &str| -> Vec<String> {
+            v.pointer(p)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        let class = text("/expect/class").ok_or_else(|| bad("no expect.class".into()))?;
+        if !CLASSES.contains(&class.as_str()) {
+            return Err(bad(format!("unknown class {class:?}")));
+        }
+        let skills = v
+            .get("skills")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|s| {
+                        let f =
+                            |k: &str| s.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                        (f("name"), f("description"), f("body"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        cases.push(Case {
+            id: text("/id").unwrap_or_else(|| format!("line-{}", i + 1)),
+            conversation,
+            memory: strings("/memory/memory"),
+            user: strings("/memory/user"),
+            skills,
+            class,
+            about: text("/expect/about"),
+            skill: text("/expect/skill"),
+            forbidden: v.get("forbidden").and_then(Value::as_bool).unwrap_or(false),
+        });
+    }
+    Ok(cases)
+}
+
+/// A throwaway home holding the case's stores, removed when dropped.
+struct CaseHome {
+    root: PathBuf,
+}
+
+impl Drop for CaseHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn seed(case: &Case, n: usize) -> anyhow::Result<CaseHome> {
+    let root = std::env::temp_dir().join(format!("hermes-eval-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let home = CaseHome { root };
+    let memories = home.root.join("memories");
+    std::fs::create_dir_all(&memories)?;
+    let join = |entries: &[String]| entries.join("\n§\n");
+    if !case.memory.is_empty() {
+        std::fs::write(memories.join("MEMORY.md"), join(&case.memory))?;
+    }
+    if !case.user.is_empty() {
+        std::fs::write(memories.join("USER.md"), join(&case.user))?;
+    }
+    for (name, description, body) in &case.skills {
+        let dir = home.root.join("skills").join(name);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\n---\n\n{body}"),
+        )?;
+    }
+    Ok(home)
+}
+
+/// The classes of what a review wrote (`nothing` when it wrote nothing), and whether a
+/// memory write mentions `about` and a patch touches `skill`.
+fn classify(actions: &[Action], case: &Case) -> (Vec<&'static str>, bool) {
+    let mut got = Vec::new();
+    let mut on_subject = true;
+    let about = case.about.as_deref().map(str::to_lowercase);
+    for a in actions.iter().filter(|a| summary::is_write(a)) {
+        let action = a
+            .arguments
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let class = match (a.tool.as_str(), action) {
+            ("memory", _) => {
+                let text = a.arguments.to_string().to_lowercase();
+                if let Some(about) = &about
+                    && case.class == "memory"
+                    && !text.contains(about)
+                {
+                    on_subject = false;
+                }
+                "memory"
+            }
+            ("skill_manage", "create") => "skill_create",
+            ("skill_manage", _) => {
+                let name = a.arguments.get("name").and_then(Value::as_str);
+                if case.class == "skill_patch"
+                    && case.skill.is_some()
+                    && name != case.skill.as_deref()
+                {
+                    on_subject = false;
+                }
+                "skill_patch"
+            }
+            _ => continue,
+        };
+        if !got.contains(&class) {
+            got.push(class);
+        }
+    }
+    if got.is_empty() {
+        got.push("nothing");
+    }
+    (got, on_subject)
+}
+
+/// Memory adds that nearly repeat an entry the case already held.
+fn duplicates(actions: &[Action], case: &Case) -> usize {
+    let mut n = 0;
+    for a in actions.iter().filter(|a| a.tool == "memory") {
+        let target = a
+            .arguments
+            .get("target")
+            .and_then(Value::as_str)
+            .unwrap_or("memory");
+        let existing = if target == "user" {
+            &case.user
+        } else {
+            &case.memory
+        };
+        let ops: Vec<&Value> = match a.arguments.get("operations").and_then(Value::as_array) {
+            Some(ops) => ops.iter().collect(),
+            None => vec![&a.arguments],
+        };
+        for op in ops {
+            if op.get("action").and_then(Value::as_str) != Some("add") {
+                continue;
+            }
+            let Some(content) = op.get("content").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut all = existing.clone();
+            all.push(content.to_string());
+            let last = all.len() - 1;
+            if near_duplicates(&all).iter().any(|d| d.second == last) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    tp: u32,
+    fp: u32,
+    fn_: u32,
+}
+
+fn ratio(a: u32, b: u32) -> Value {
+    if b == 0 {
+        Value::Null
+    } else {
+        json!(((f64::from(a) / f64::from(b)) * 1000.0).round() / 1000.0)
+    }
+}
+
+/// Runs every case; `emit` gets one `case` record per case, then the `eval` record.
+pub fn run(
+    setup: &Setup,
+    cases: &[Case],
+    transport: &mut dyn FnMut() -> anyhow::Result<Box<dyn Transport>>,
+    emit: &mut dyn FnMut(&Value) -> std::io::Result<()>,
+) -> anyhow::Result<Value> {
+    let mut counts: BTreeMap<&str, Counts> =
+        CLASSES.iter().map(|c| (*c, Counts::default())).collect();
+    let (mut correct, mut dups, mut forbidden, mut failed) = (0, 0, 0, 0);
+    for (n, case) in cases.iter().enumerate() {
+        let home = seed(case, n)?;
+        let case_setup = Setup {
+            home: Home::at(home.root.clone()),
+            config: setup.config.clone(),
+            endpoint: setup.endpoint.clone(),
+            routed: setup.routed,
+            kind: Kind {
+                memory: true,
+                skills: true,
+            },
+            notify: setup.notify,
+            propose: false,
+            dry_run: false,
+            clock: setup.clock,
+            cwd: setup.cwd.clone(),
+            quiet: true,
+        };
+        let mut t = transport()?;
+        // Every case has its own home; a cassette hides it under the usual placeholder.
+        t.set_placeholder("hermes_home", &home.root.display().to_string());
+        let report = run::review(&case_setup, &case.conversation, t, None)?;
+        let actions: Vec<Action> = report
+            .records
+            .iter()
+            .filter(|r| r["type"] == "action")
+            .map(|r| Action {
+                tool: r["tool"].as_str().unwrap_or("").to_string(),
+                arguments: r["arguments"].clone(),
+                result: r["result"].clone(),
+            })
+            .collect();
+        let (got, on_subject) = classify(&actions, case);
+        for class in CLASSES {
+            let c = counts.entry(class).or_default();
+            let predicted = got.contains(&class);
+            let expected = case.class == class;
+            match (predicted, expected) {
+                (true, true) if on_subject => c.tp += 1,
+                (true, true) => {
+                    c.fp += 1;
+                    c.fn_ += 1;
+                }
+                (true, false) => c.fp += 1,
+                (false, true) => c.fn_ += 1,
+                (false, false) => {}
+            }
+        }
+        let ok = got == [case.class.as_str()] && on_subject;
+        let d = duplicates(&actions, case);
+        let forbidden_save = case.forbidden && !got.contains(&"nothing");
+        correct += u32::from(ok);
+        dups += d;
+        forbidden += u32::from(forbidden_save);
+        failed += u32::from(report.failure.is_some());
+        emit(
+            &json!({"type": "case", "id": case.id, "expected": case.class, "got": got,
+            "ok": ok, "duplicates": d, "forbidden_save": forbidden_save,
+            "error": report.failure}),
+        )?;
+    }
+    let classes: serde_json::Map<String, Value> = counts
+        .iter()
+        .map(|(class, c)| {
+            (
+                class.to_string(),
+                json!({"precision": ratio(c.tp, c.tp + c.fp), "recall": ratio(c.tp, c.tp + c.fn_),
+                    "tp": c.tp, "fp": c.fp, "fn": c.fn_}),
+            )
+        })
+        .collect();
+    let summary = json!({"type": "eval", "model": setup.endpoint.model, "cases": cases.len(),
+        "correct": correct, "accuracy": ratio(correct, cases.len() as u32),
+        "classes": classes, "duplicates_proposed": dups, "forbidden_saves": forbidden,
+        "failed": failed});
+    emit(&summary)?;
+    Ok(summary)
+}
