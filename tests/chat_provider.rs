@@ -260,3 +260,53 @@ fn recalled_context_echoed_by_the_model_is_never_shown() {
     assert!(!shown.contains("secret recalled note"), "{shown}");
     assert_eq!(shown, "Sure.\n\nUse tabs.\n");
 }
+
+/// hermes-review mirrors its memory writes to the provider with a background-review
+/// provenance; it never offers the provider's tools nor recalls into its own conversation.
+#[test]
+fn the_reviews_memory_writes_are_mirrored_with_their_provenance() {
+    let srv = server(vec![
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs.\"}",
+        ),
+        Reply::text("Saved."),
+    ]);
+    let home = home_for(&srv, "");
+    let config = format!(
+        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nmemory:\n  provider: notes\n  providers:\n    notes:\n      command: {}\n",
+        srv.base_url(),
+        sample(&home)
+    );
+    home.write("config.yaml", config);
+    let input = home.write(
+        "conv.jsonl",
+        "{\"role\": \"user\", \"content\": \"Use tabs, always.\"}\n{\"role\": \"assistant\", \"content\": \"Done with tabs.\"}\n",
+    );
+    let out = support::bin("hermes-review", home.path())
+        .args(["--memory"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept = notes(&home);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0]["kind"], "memory_write");
+    assert_eq!(kept[0]["text"], "Prefers tabs.");
+    assert_eq!(kept[0]["origin"], "background_review");
+    let body = &srv.bodies()[0];
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"notes_search"), "{names:?}");
+    assert!(!body.to_string().contains("<memory-context>"));
+}

@@ -187,6 +187,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         clock,
         ignore_rules: false,
         ephemeral,
+        provider_use: super::session::ProviderUse::Full,
     };
     let agent = match (&options.resume, options.continue_last, &options.fork) {
         (Some(id), _, _) => Agent::resume(parts, id),

@@ -58,6 +58,18 @@ impl Clock {
     }
 }
 
+/// What a run lets the external memory provider do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderUse {
+    /// Prompt block, tools, recall before each turn, sync after it, memory writes mirrored.
+    Full,
+    /// Only the memory writes of this run are mirrored, with a background-review provenance
+    /// (hermes-review: its own conversation is not the user's).
+    MirrorWrites,
+    /// No provider (the curator's pass, a review that only proposes).
+    Off,
+}
+
 /// Everything a run is made of, gathered by the binary.
 pub struct AgentParts {
     pub home: Home,
@@ -76,6 +88,7 @@ pub struct AgentParts {
     pub ignore_rules: bool,
     /// Extra text sent after the system prompt but never stored (preloaded skills).
     pub ephemeral: String,
+    pub provider_use: ProviderUse,
 }
 
 pub struct Agent {
@@ -118,6 +131,7 @@ pub struct Agent {
     /// The external memory provider, when `memory.provider` names one.
     pub(super) provider: Option<super::provider::Provider>,
     provider_block: String,
+    provider_use: ProviderUse,
     /// Notes for the person (a provider dropped, tools refused), printed by the driver.
     pub(super) notices: Vec<String>,
 }
@@ -249,6 +263,7 @@ impl Agent {
             extra_env: Vec::new(),
             provider: None,
             provider_block: String::new(),
+            provider_use: parts.provider_use,
             notices: Vec::new(),
         })
     }
@@ -543,6 +558,9 @@ impl Agent {
             let text = pyjson::tool_result(&result);
             let failed =
                 result.get("success") == Some(&Value::Bool(false)) || result.get("error").is_some();
+            if call.name == "memory" && !failed {
+                self.mirror_memory_write(args, &call.id);
+            }
             let item = Item::new(
                 id,
                 "tool_call",
@@ -800,7 +818,7 @@ impl Agent {
     /// Starts the memory provider of `memory.provider`, initialises it, takes its prompt
     /// block and tools. Any failure is a notice: the session goes on without it.
     fn start_provider(&mut self) {
-        if self.provider.is_some() {
+        if self.provider.is_some() || self.provider_use == ProviderUse::Off {
             return;
         }
         let spec = match super::provider::spec(&self.home, &self.config) {
@@ -819,12 +837,23 @@ impl Agent {
                 return;
             }
         };
+        let context = match self.provider_use {
+            ProviderUse::MirrorWrites => "background_review",
+            _ => "primary",
+        };
         let init = provider.request(
             "initialize",
             json!({"session_id": self.session_id, "hermes_home": self.home.root(),
-                "platform": self.source, "agent_context": "primary",
+                "platform": self.source, "agent_context": context,
                 "cwd": self.workspace.cwd()}),
         );
+        if self.provider_use == ProviderUse::MirrorWrites {
+            match init {
+                Ok(_) => self.provider = Some(provider),
+                Err(notice) => self.notices.extend(notice),
+            }
+            return;
+        }
         let steps = init
             .and_then(|_| provider.request("system_prompt_block", json!({})))
             .map(|b| super::provider::text_of(&b, "block"))
@@ -913,6 +942,10 @@ impl Agent {
         Ok(ids)
     }
 
+    pub(super) fn provider_is_full(&self) -> bool {
+        self.provider_use == ProviderUse::Full
+    }
+
     /// Notes for the person since the last call.
     pub fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
@@ -941,7 +974,11 @@ impl Agent {
             else {
                 continue;
             };
-            let mut metadata = json!({"write_origin": "assistant_tool", "execution_context": "foreground",
+            let (origin, context) = match self.provider_use {
+                ProviderUse::MirrorWrites => ("background_review", "background_review"),
+                _ => ("assistant_tool", "foreground"),
+            };
+            let mut metadata = json!({"write_origin": origin, "execution_context": context,
                 "session_id": self.session_id, "platform": self.source, "tool_name": "memory",
                 "tool_call_id": call_id});
             if let Some(old) = op.get("old_text").and_then(Value::as_str) {

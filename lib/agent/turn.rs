@@ -241,6 +241,9 @@ impl Agent {
     /// `api_content` so a resume sends the same prefix).
     fn recall_for(&mut self, text: &str) -> Option<String> {
         self.provider.as_ref()?;
+        if !self.provider_is_full() {
+            return None;
+        }
         let query = super::invoke::extract_instruction(text).unwrap_or_else(|| text.to_string());
         let session_id = self.session_id.clone();
         let result = self.provider_request(
@@ -252,6 +255,9 @@ impl Agent {
     }
 
     fn sync_provider(&mut self, user: &str, answer: &str) {
+        if !self.provider_is_full() {
+            return;
+        }
         let session_id = self.session_id.clone();
         self.provider_notify(
             "sync_turn",

@@ -404,6 +404,7 @@ pub fn run(
         clock: Clock::new(fixed),
         ignore_rules: false,
         ephemeral: String::new(),
+        provider_use: crate::agent::session::ProviderUse::Off,
     };
     let mut agent = match Agent::new(parts) {
         Ok(a) => a,

@@ -26,6 +26,7 @@ use super::tools::{self, Log, ReviewTools, Scratch};
 use super::transport::{self, Counting, DryRun, Sent};
 use crate::agent::events::Observer;
 use crate::agent::registry::Registry;
+use crate::agent::session::ProviderUse;
 use crate::agent::{Agent, AgentParts, AgentSettings, ApprovalMode, Clock};
 use crate::home::{Config, Home};
 use crate::llm::cassette::Placeholders;
@@ -265,6 +266,13 @@ pub fn review(
         clock: setup.clock,
         ignore_rules: false,
         ephemeral: String::new(),
+        // The review's own conversation is not the user's: the provider only hears of the
+        // memory writes it makes (never of proposals, which write to a scratch copy).
+        provider_use: if setup.propose {
+            ProviderUse::Off
+        } else {
+            ProviderUse::MirrorWrites
+        },
     };
     let mut agent = Agent::new(parts).context("cannot set the review up")?;
     if let Some(prompt) = chat_prompt {
