@@ -74,6 +74,27 @@ impl Tty {
         self.keys(&["Enter"]);
     }
 
+    /// Waits until the turn is over: the prompt is back on the last line (the answer is
+    /// shown while it streams, before it is stored).
+    fn wait_prompt(&self) {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            let last = screen
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            if last.trim_end() == "›" {
+                return;
+            }
+            if start.elapsed() > Duration::from_secs(15) {
+                panic!("waited for the prompt; the screen is:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "main", "-S", "-500"])
     }
@@ -147,6 +168,7 @@ fn ctrl_c_cancels_the_turn_and_the_next_one_runs() {
     tty.wait_for("interrupted");
     tty.line("again");
     tty.wait_for("second answer");
+    tty.wait_prompt();
     assert_eq!(
         rows(
             home.path(),
@@ -178,6 +200,7 @@ fn retry_takes_the_old_answer_back_from_the_store_too() {
     tty.wait_for("first answer");
     tty.line("/retry");
     tty.wait_for("better answer");
+    tty.wait_prompt();
     assert_eq!(
         rows(
             home.path(),
@@ -220,6 +243,7 @@ fn undo_rewinds_and_puts_the_text_back_and_new_starts_a_session() {
     tty.wait_for("new session ");
     tty.line("hello again");
     tty.wait_for("in the new session");
+    tty.wait_prompt();
     let sessions = rows(
         home.path(),
         "SELECT end_reason, message_count FROM sessions ORDER BY started_at, rowid",
@@ -240,6 +264,7 @@ fn a_skill_command_loads_the_skill_as_the_user_message() {
     tty.wait_for("›");
     tty.line("/nginx-cert-renewal check the staging host");
     tty.wait_for("checked");
+    tty.wait_prompt();
     let body = &srv.bodies()[0];
     let user = body["messages"][1]["content"].as_str().unwrap();
     assert!(

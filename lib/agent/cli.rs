@@ -95,18 +95,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
                     "record one with --record FILE against a live endpoint",
                 ))
             })?;
-            // The cassette is the model: it names the model, provider and output cap the
-            // recorded run used, so a replay sends the same requests on any home.
-            let mut ep = endpoint::resolve(&config, &options.overrides, &env)
-                .unwrap_or_else(|_| fallback_endpoint(&replayer));
-            if let Some(model) = replayer.recorded_model() {
-                ep.model = model;
-            }
-            if let Some(provider) = replayer.recorded_provider() {
-                ep.provider = provider;
-            }
-            ep.max_tokens = replayer.recorded_max_tokens();
-            ep.base_url = "replay".into();
+            let ep = replayer.endpoint(endpoint::resolve(&config, &options.overrides, &env).ok());
             if !options.quiet {
                 eprintln!(
                     "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
@@ -121,21 +110,9 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
                 .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
             let read_timeout = env
                 .get("HERMES_STREAM_READ_TIMEOUT")
-                .and_then(|v| v.parse::<f64>().ok())
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .unwrap_or(if endpoint::is_local(&ep.base_url) {
-                    1800.0
-                } else {
-                    120.0
-                });
+                .and_then(|v| v.parse::<f64>().ok());
             let http = HttpTransport::new(
-                HttpSettings {
-                    base_url: ep.base_url.clone(),
-                    api_key: ep.api_key.clone(),
-                    connect_timeout: Duration::from_secs(30),
-                    read_timeout: Duration::from_secs_f64(read_timeout),
-                    extra_headers: Vec::new(),
-                },
+                HttpSettings::for_endpoint(&ep, read_timeout),
                 interrupt.clone(),
             )?;
             let transport: Box<dyn Transport> = match &options.record {
@@ -239,19 +216,6 @@ fn placeholders(home: &Home, cwd: &std::path::Path) -> Placeholders {
         ("home", &user_home),
         ("os_release", &release),
     ])
-}
-
-/// A replay with no model configured uses the cassette's.
-fn fallback_endpoint(replayer: &Replayer) -> Endpoint {
-    Endpoint {
-        provider: "replay".into(),
-        model: replayer.recorded_model().unwrap_or_else(|| "replay".into()),
-        base_url: "replay:".into(),
-        api_key: String::new(),
-        key_source: "none".into(),
-        max_tokens: Some(65536),
-        reasoning_effort: None,
-    }
 }
 
 fn read_prompt(prompt: &str) -> anyhow::Result<String> {

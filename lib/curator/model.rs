@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::Value;
@@ -16,7 +15,7 @@ use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
 use crate::llm::Transport;
 use crate::llm::cassette::{Placeholders, Recorder, Replayer};
-use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
+use crate::llm::endpoint::{self, Env, Overrides};
 use crate::llm::http::{HttpSettings, HttpTransport};
 
 fn slot(config: &Config, path: &str) -> Option<String> {
@@ -87,42 +86,15 @@ pub fn resolve(
                 "record one with --record FILE against a live endpoint",
             ))
         })?;
-        let mut ep = resolved.unwrap_or_else(|_| Endpoint {
-            provider: "replay".into(),
-            model: "replay".into(),
-            base_url: "replay:".into(),
-            api_key: String::new(),
-            key_source: "none".into(),
-            max_tokens: Some(65536),
-            reasoning_effort: None,
-        });
-        if let Some(m) = replayer.recorded_model() {
-            ep.model = m;
-        }
-        if let Some(p) = replayer.recorded_provider() {
-            ep.provider = p;
-        }
-        ep.max_tokens = replayer.recorded_max_tokens();
-        ep.base_url = "replay".into();
+        let ep = replayer.endpoint(resolved.ok());
         return Ok(Model {
             endpoint: ep,
             transport: Box::new(replayer),
         });
     }
     let ep = resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-    let read_timeout = if endpoint::is_local(&ep.base_url) {
-        1800.0
-    } else {
-        120.0
-    };
     let http = HttpTransport::new(
-        HttpSettings {
-            base_url: ep.base_url.clone(),
-            api_key: ep.api_key.clone(),
-            connect_timeout: Duration::from_secs(30),
-            read_timeout: Duration::from_secs_f64(read_timeout),
-            extra_headers: Vec::new(),
-        },
+        HttpSettings::for_endpoint(&ep, None),
         Arc::new(AtomicBool::new(false)),
     )?;
     let transport: Box<dyn Transport> = match record {

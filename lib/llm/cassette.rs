@@ -270,6 +270,30 @@ impl Replayer {
             .map(str::to_string)
     }
 
+    /// The endpoint a replay presents: the cassette is the model, so the model, the provider
+    /// label and the output cap of the recorded run win over `configured` (the home's, when it
+    /// has one), and a replay sends the same requests on any home.
+    pub fn endpoint(&self, configured: Option<super::Endpoint>) -> super::Endpoint {
+        let mut ep = configured.unwrap_or_else(|| super::Endpoint {
+            provider: "replay".into(),
+            model: "replay".into(),
+            base_url: "replay".into(),
+            api_key: String::new(),
+            key_source: "none".into(),
+            max_tokens: Some(65536),
+            reasoning_effort: None,
+        });
+        if let Some(model) = self.recorded_model() {
+            ep.model = model;
+        }
+        if let Some(provider) = self.recorded_provider() {
+            ep.provider = provider;
+        }
+        ep.max_tokens = self.recorded_max_tokens();
+        ep.base_url = "replay".into();
+        ep
+    }
+
     /// The provider named in the first recorded system prompt (`Provider: …`).
     pub fn recorded_provider(&self) -> Option<String> {
         let (req, _) = self.exchanges.first()?;

@@ -25,6 +25,30 @@ pub struct HttpSettings {
     pub extra_headers: Vec<(String, String)>,
 }
 
+impl HttpSettings {
+    /// The settings for `endpoint`: 30 s to connect; `read_timeout` seconds between bytes when
+    /// given (`HERMES_STREAM_READ_TIMEOUT`), else 120 s, or 1,800 s for an endpoint on this
+    /// machine or the local network (a local model may think for minutes before its first
+    /// token).
+    pub fn for_endpoint(endpoint: &super::Endpoint, read_timeout: Option<f64>) -> HttpSettings {
+        let default = if super::endpoint::is_local(&endpoint.base_url) {
+            1800.0
+        } else {
+            120.0
+        };
+        let read = read_timeout
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .unwrap_or(default);
+        HttpSettings {
+            base_url: endpoint.base_url.clone(),
+            api_key: endpoint.api_key.clone(),
+            connect_timeout: Duration::from_secs(30),
+            read_timeout: Duration::from_secs_f64(read),
+            extra_headers: Vec::new(),
+        }
+    }
+}
+
 impl std::fmt::Debug for HttpSettings {
     // The key never reaches a log, an error or a panic message.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -3,7 +3,6 @@
 //! and calls [`run`].
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::Value;
@@ -234,28 +233,11 @@ fn prepare(
                     "record one with --record FILE against a live endpoint",
                 ))
             })?;
-            let (mut ep, routed) = resolved.unwrap_or_else(|_| {
-                (
-                    Endpoint {
-                        provider: "replay".into(),
-                        model: "replay".into(),
-                        base_url: "replay:".into(),
-                        api_key: String::new(),
-                        key_source: "none".into(),
-                        max_tokens: Some(65536),
-                        reasoning_effort: None,
-                    },
-                    false,
-                )
-            });
-            if let Some(model) = replayer.recorded_model() {
-                ep.model = model;
-            }
-            if let Some(provider) = replayer.recorded_provider() {
-                ep.provider = provider;
-            }
-            ep.max_tokens = replayer.recorded_max_tokens();
-            ep.base_url = "replay".into();
+            let (configured, routed) = match resolved {
+                Ok((ep, routed)) => (Some(ep), routed),
+                Err(_) => (None, false),
+            };
+            let ep = replayer.endpoint(configured);
             if !options.quiet {
                 eprintln!(
                     "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
@@ -272,18 +254,7 @@ fn prepare(
         None => {
             let (ep, routed) =
                 resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-            let read_timeout = if endpoint::is_local(&ep.base_url) {
-                1800.0
-            } else {
-                120.0
-            };
-            let settings = HttpSettings {
-                base_url: ep.base_url.clone(),
-                api_key: ep.api_key.clone(),
-                connect_timeout: Duration::from_secs(30),
-                read_timeout: Duration::from_secs_f64(read_timeout),
-                extra_headers: Vec::new(),
-            };
+            let settings = HttpSettings::for_endpoint(&ep, None);
             let http = move || -> anyhow::Result<Box<dyn Transport>> {
                 Ok(Box::new(HttpTransport::new(
                     settings.clone(),
