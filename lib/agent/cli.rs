@@ -20,9 +20,8 @@ use super::settings::AgentSettings;
 use super::turn::{TurnOutcome, title_from};
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
-use crate::llm::cassette::{Placeholders, Recorder, Replayer};
-use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
-use crate::llm::http::{HttpSettings, HttpTransport};
+use crate::llm::connect::{self, ConnectOptions};
+use crate::llm::endpoint::Overrides;
 use crate::llm::{Client, Delta, LlmError, RetryPolicy, Transport};
 use crate::sessions::live;
 
@@ -83,48 +82,14 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     if let Some(n) = options.max_turns {
         settings.max_turns = n.max(1);
     }
-    let env = Env::load(&home.env_file());
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-
-    let (transport, endpoint): (Box<dyn Transport>, Endpoint) = match &options.replay {
-        Some(path) => {
-            let placeholders = placeholders(&home, &cwd);
-            let replayer = Replayer::open(path, placeholders).map_err(|e| {
-                anyhow::Error::new(Hinted::new(
-                    e,
-                    "record one with --record FILE against a live endpoint",
-                ))
-            })?;
-            let ep = replayer.endpoint(endpoint::resolve(&config, &options.overrides, &env).ok());
-            if !options.quiet {
-                eprintln!(
-                    "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
-                    path.display(),
-                    replayer.len()
-                );
-            }
-            (Box::new(replayer), ep)
-        }
-        None => {
-            let ep = endpoint::resolve(&config, &options.overrides, &env)
-                .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-            let read_timeout = env
-                .get("HERMES_STREAM_READ_TIMEOUT")
-                .and_then(|v| v.parse::<f64>().ok());
-            let http = HttpTransport::new(
-                HttpSettings::for_endpoint(&ep, read_timeout),
-                interrupt.clone(),
-            )?;
-            let transport: Box<dyn Transport> = match &options.record {
-                Some(path) => Box::new(
-                    Recorder::create(path, Box::new(http), placeholders(&home, &cwd))
-                        .with_context(|| format!("cannot write the cassette {}", path.display()))?,
-                ),
-                None => Box::new(http),
-            };
-            (transport, ep)
-        }
+    let connect = ConnectOptions {
+        overrides: options.overrides.clone(),
+        record: options.record.clone(),
+        replay: options.replay.clone(),
+        quiet: options.quiet,
     };
+    let (transport, endpoint) = connect::open(BIN, &home, &config, &connect, interrupt.clone())?;
     let client = Client::new(
         transport,
         RetryPolicy {
@@ -205,17 +170,6 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
             "pass -z PROMPT (or -z - to read it from stdin), --input-format jsonl, or run hermes-chat at a terminal",
         )))
     }
-}
-
-fn placeholders(home: &Home, cwd: &std::path::Path) -> Placeholders {
-    let user_home = std::env::var("HOME").unwrap_or_default();
-    let release = super::prompt::os_release();
-    Placeholders::new(&[
-        ("hermes_home", &home.root().display().to_string()),
-        ("cwd", &cwd.display().to_string()),
-        ("home", &user_home),
-        ("os_release", &release),
-    ])
 }
 
 fn read_prompt(prompt: &str) -> anyhow::Result<String> {

@@ -204,13 +204,6 @@ fn environment(cwd: &Path) -> String {
     )
 }
 
-/// The OS release string the prompt shows (a cassette placeholder hides it).
-pub fn os_release() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default()
-}
-
 fn os_name() -> &'static str {
     match std::env::consts::OS {
         "linux" => "Linux",

@@ -14,7 +14,7 @@ use super::consolidate::Model;
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
 use crate::llm::Transport;
-use crate::llm::cassette::{Placeholders, Recorder, Replayer};
+use crate::llm::cassette::{Recorder, Replayer};
 use crate::llm::endpoint::{self, Env, Overrides};
 use crate::llm::http::{HttpSettings, HttpTransport};
 
@@ -73,12 +73,7 @@ pub fn resolve(
         }
         ep
     });
-    let placeholders = Placeholders::new(&[
-        ("hermes_home", &home.root().display().to_string()),
-        ("cwd", &cwd.display().to_string()),
-        ("home", &std::env::var("HOME").unwrap_or_default()),
-        ("os_release", &crate::agent::prompt::os_release()),
-    ]);
+    let placeholders = crate::llm::connect::placeholders(home, cwd);
     if let Some(path) = replay {
         let replayer = Replayer::open(path, placeholders).map_err(|e| {
             anyhow::Error::new(Hinted::new(

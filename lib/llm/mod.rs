@@ -9,6 +9,7 @@
 pub mod cassette;
 pub mod client;
 pub mod completion;
+pub mod connect;
 pub mod endpoint;
 pub mod error;
 pub mod http;

@@ -68,16 +68,7 @@ pub struct Report {
 /// The machine-specific values a cassette hides (as hermes-chat hides them, so a review of
 /// a chat's conversation records the same placeholders).
 pub fn placeholders(home: &Path, cwd: &Path) -> Placeholders {
-    let user_home = std::env::var("HOME").unwrap_or_default();
-    let release = crate::agent::prompt::os_release();
-    let home = home.display().to_string();
-    let cwd = cwd.display().to_string();
-    Placeholders::new(&[
-        ("hermes_home", &home),
-        ("cwd", &cwd),
-        ("home", &user_home),
-        ("os_release", &release),
-    ])
+    crate::llm::connect::placeholders(&crate::home::Home::at(home), cwd)
 }
 
 /// A copy of the home's stores for `--propose`, removed when dropped.
