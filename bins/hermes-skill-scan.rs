@@ -61,6 +61,21 @@ struct Args {
     /// Write every finding of this run to FILE as the new baseline
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// Ask the configured model for a second opinion on skills left at caution or at safe
+    /// with findings; recorded as `judge` records, never changing a verdict or the exit code
+    #[arg(long)]
+    judge: bool,
+    /// With --judge: write the model's exchanges to a cassette
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "judge",
+        conflicts_with = "replay"
+    )]
+    record: Option<PathBuf>,
+    /// With --judge: answer from a cassette instead of a model
+    #[arg(long, value_name = "FILE", requires = "judge")]
+    replay: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -145,7 +160,12 @@ fn main() -> ExitCode {
             Baseline::load(path)?.apply(&mut results);
         }
         let summary = Summary::of(&results, elapsed);
-        print(&args, &results, &summary)?;
+        let judged = if args.judge {
+            judge(&args, &results)?
+        } else {
+            Vec::new()
+        };
+        print(&args, &results, &summary, &judged)?;
         Ok(exit_status(&args, &results))
     })
 }
@@ -171,7 +191,29 @@ fn explain_rule(id: &str) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn print(args: &Args, results: &[batch::SkillResult], summary: &Summary) -> anyhow::Result<()> {
+/// The model's second opinions (`--judge`).
+fn judge(args: &Args, results: &[batch::SkillResult]) -> anyhow::Result<Vec<serde_json::Value>> {
+    let home = Home::resolve(args.common.home.as_deref())?;
+    let config = hermes_loop::home::Config::load(&home)?;
+    let connect = hermes_loop::llm::connect::ConnectOptions {
+        record: args.record.clone(),
+        replay: args.replay.clone(),
+        quiet: args.common.quiet,
+        ..Default::default()
+    };
+    let interrupt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (transport, endpoint) =
+        hermes_loop::llm::connect::open(BIN, &home, &config, &connect, interrupt.clone())?;
+    let mut client = hermes_loop::llm::Client::new(transport, Default::default(), interrupt);
+    Ok(hermes_loop::judge::run(&mut client, &endpoint, results))
+}
+
+fn print(
+    args: &Args,
+    results: &[batch::SkillResult],
+    summary: &Summary,
+    judged: &[serde_json::Value],
+) -> anyhow::Result<()> {
     let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
         ScanFormat::Text
     } else {
@@ -180,13 +222,38 @@ fn print(args: &Args, results: &[batch::SkillResult], summary: &Summary) -> anyh
     let mut out = Output::stdout();
     match format {
         ScanFormat::Jsonl => {
-            for record in report::records(results, summary, args.trust) {
-                out.jsonl(&record)?;
+            let mut records = report::records(results, summary, args.trust);
+            // The judge's records come before the summary, which stays last.
+            let summary = records.pop();
+            for record in records.iter().chain(judged).chain(summary.iter()) {
+                out.jsonl(record)?;
             }
         }
-        ScanFormat::Json => out.json(&report::document(results, summary, args.trust))?,
+        ScanFormat::Json => {
+            let mut document = report::document(results, summary, args.trust);
+            if args.judge {
+                document["judge"] = serde_json::Value::Array(judged.to_vec());
+            }
+            out.json(&document)?
+        }
         ScanFormat::Sarif => out.json(&sarif::log(results))?,
-        ScanFormat::Text => report::text(&mut out, results, summary, args.trust, stdout_color())?,
+        ScanFormat::Text => {
+            report::text(&mut out, results, summary, args.trust, stdout_color())?;
+            for j in judged {
+                let field = |k: &str| j.get(k).and_then(serde_json::Value::as_str).unwrap_or("");
+                let said = match j.get("error") {
+                    Some(_) => format!("no opinion ({})", field("error")),
+                    None => format!("{} — {}", field("verdict"), field("reason")),
+                };
+                let line = format!(
+                    "judge: {} (rules: {}): {said}",
+                    field("skill"),
+                    field("rule_verdict")
+                );
+                // The reason is a model's text: nothing in it reaches the terminal raw.
+                out.line(&hermes_loop::io::sanitize::for_terminal(&line))?;
+            }
+        }
     }
     out.finish()?;
     Ok(())

@@ -12,6 +12,7 @@ pub mod curator;
 pub mod guard;
 pub mod home;
 pub mod io;
+pub mod judge;
 pub mod llm;
 pub mod memory;
 pub mod pytext;
