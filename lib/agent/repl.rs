@@ -18,7 +18,7 @@ use super::events::{ApprovalRequest, Decision, Item, Observer};
 use super::session::Agent;
 use super::turn::TurnOutcome;
 use super::{invoke, learn, secrets};
-use crate::llm::{Delta, LlmError, Usage};
+use crate::llm::{Delta, LlmError};
 
 /// The built-in commands (a skill never shadows one).
 pub const COMMANDS: [(&str, &str); 12] = [
@@ -395,15 +395,7 @@ fn command_turn(
             );
         }
         Some("compact") => {
-            let mut outcome = TurnOutcome {
-                answer: None,
-                error: None,
-                hint: None,
-                interrupted: false,
-                usage: Usage::default(),
-                api_calls: 0,
-                review: Default::default(),
-            };
+            let mut outcome = TurnOutcome::default();
             if !agent.compact_now(term, &mut outcome, 0)? {
                 println!("nothing to compact yet");
             }

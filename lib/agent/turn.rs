@@ -31,7 +31,7 @@ length limit. Continue exactly where you left off. Do not restart or repeat prio
 Finish the answer directly.]";
 
 /// How a turn ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TurnOutcome {
     /// The answer, when there is one.
     pub answer: Option<String>,
@@ -68,15 +68,7 @@ impl Agent {
         text: &str,
         observer: &mut dyn Observer,
     ) -> Result<TurnOutcome, TurnError> {
-        let mut outcome = TurnOutcome {
-            answer: None,
-            error: None,
-            hint: None,
-            interrupted: false,
-            usage: Usage::default(),
-            api_calls: 0,
-            review: Due::default(),
-        };
+        let mut outcome = TurnOutcome::default();
         self.prompt_ready();
         let memory_tool = self.registry.allows("memory");
         outcome.review.memory = self.counters.start_turn(memory_tool);
