@@ -8,13 +8,15 @@ use serde_json::{Value, json};
 use support::chat::{chat, home_for, rows, server};
 use support::chat_server::Reply;
 
-fn with_provider(srv: &support::chat_server::ChatServer, command: &str) -> support::TempHome {
-    home_for(
-        srv,
-        &format!(
-            "memory:\n  provider: notes\n  providers:\n    notes:\n      command: {command}\n      timeout: 2\n"
+/// Points `home`'s config at `srv` with the memory provider `notes` run as `command`.
+fn use_provider(home: &support::TempHome, srv: &support::chat_server::ChatServer, command: &str) {
+    home.write(
+        "config.yaml",
+        format!(
+            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nagent:\n  retry_backoff_seconds: 0.01\nmemory:\n  provider: notes\n  providers:\n    notes:\n      command: {command}\n      timeout: 2\n",
+            srv.base_url()
         ),
-    )
+    );
 }
 
 fn sample(home: &support::TempHome) -> String {
@@ -38,12 +40,7 @@ fn notes(home: &support::TempHome) -> Vec<Value> {
 fn recalled_notes_go_to_the_api_copy_and_the_turn_is_synced() {
     let srv = server(vec![Reply::text("Tabs, as you prefer.")]);
     let home = home_for(&srv, "");
-    let config = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nagent:\n  retry_backoff_seconds: 0.01\nmemory:\n  provider: notes\n  providers:\n    notes:\n      command: {}\n",
-        srv.base_url(),
-        sample(&home)
-    );
-    home.write("config.yaml", config);
+    use_provider(&home, &srv, &sample(&home));
     home.write(
         "notes.jsonl",
         "{\"kind\": \"tool\", \"text\": \"Indent with tabs, never spaces.\", \"at\": 1}\n",
@@ -116,12 +113,7 @@ fn provider_tools_are_routed_and_memory_writes_mirrored() {
         Reply::text("Noted."),
     ]);
     let home = home_for(&srv, "");
-    let config = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nmemory:\n  provider: notes\n  providers:\n    notes:\n      command: {}\n",
-        srv.base_url(),
-        sample(&home)
-    );
-    home.write("config.yaml", config);
+    use_provider(&home, &srv, &sample(&home));
     chat(home.path())
         .args(["-z", "remember these"])
         .assert()
@@ -179,13 +171,8 @@ fn a_tool_named_like_a_core_tool_is_refused_at_registration() {
     let home = home_for(&srv, "");
     let tools = r#"[{"type": "function", "function": {"name": "memory", "description": "x", "parameters": {"type": "object"}}}, {"type": "function", "function": {"name": "recall_more", "description": "y", "parameters": {"type": "object"}}}]"#;
     let command = misbehaving(&home, "fine", tools);
-    let home2 = with_provider(&srv, &command);
-    std::fs::copy(
-        home.path().join("provider.py"),
-        home2.path().join("provider.py"),
-    )
-    .unwrap();
-    let out = chat(home2.path()).args(["-z", "hi"]).output().unwrap();
+    use_provider(&home, &srv, &command);
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -209,13 +196,8 @@ fn a_provider_that_hangs_is_dropped_after_its_timeout_and_the_turn_goes_on() {
     ]);
     let home = home_for(&srv, "");
     let command = misbehaving(&home, "hang", "[]");
-    let home2 = with_provider(&srv, &command);
-    std::fs::copy(
-        home.path().join("provider.py"),
-        home2.path().join("provider.py"),
-    )
-    .unwrap();
-    let out = chat(home2.path()).args(["-z", "hi"]).output().unwrap();
+    use_provider(&home, &srv, &command);
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "answered anyway\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -237,13 +219,8 @@ fn a_provider_that_crashes_is_dropped_once() {
     let srv = server(vec![Reply::text("still here")]);
     let home = home_for(&srv, "");
     let command = misbehaving(&home, "crash", "[]");
-    let home2 = with_provider(&srv, &command);
-    std::fs::copy(
-        home.path().join("provider.py"),
-        home2.path().join("provider.py"),
-    )
-    .unwrap();
-    let out = chat(home2.path()).args(["-z", "hi"]).output().unwrap();
+    use_provider(&home, &srv, &command);
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "still here\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("memory provider notes").count(), 1, "{err}");
@@ -274,12 +251,7 @@ fn the_reviews_memory_writes_are_mirrored_with_their_provenance() {
         Reply::text("Saved."),
     ]);
     let home = home_for(&srv, "");
-    let config = format!(
-        "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\nmemory:\n  provider: notes\n  providers:\n    notes:\n      command: {}\n",
-        srv.base_url(),
-        sample(&home)
-    );
-    home.write("config.yaml", config);
+    use_provider(&home, &srv, &sample(&home));
     let input = home.write(
         "conv.jsonl",
         "{\"role\": \"user\", \"content\": \"Use tabs, always.\"}\n{\"role\": \"assistant\", \"content\": \"Done with tabs.\"}\n",
