@@ -8,8 +8,6 @@ use serde_json::{Map, Value, json};
 
 use crate::home::{Config, Home};
 use crate::io::FileError;
-use crate::io::atomic::{FileMode, write_atomic};
-use crate::io::pyjson::{Dumps, dumps};
 
 pub const STAGED_MESSAGE: &str = "Staged for approval (memory.write_approval is on). Not yet saved — review with /memory pending.";
 
@@ -87,31 +85,12 @@ pub fn payload(args: &Value) -> (Map<String, Value>, String) {
 /// Stages a background memory write; the tool's answer.
 pub fn stage(home: &Home, args: &Value, now: f64) -> Result<Value, FileError> {
     let (payload, summary) = payload(args);
-    let seed = format!(
-        "{now}:{}:{:?}",
-        std::process::id(),
-        std::time::Instant::now()
-    );
-    let id = format!("{:08x}", crate::agent::session::fnv(&seed) as u32);
+    let id = crate::skills::approval::pending_id();
     let record = json!({"id": id, "subsystem": "memory",
         "action": payload.get("action").cloned().unwrap_or(Value::Null),
         "summary": summary, "origin": "background_review", "created_at": now,
         "payload": payload});
-    let dir = home.pending_dir("memory");
-    std::fs::create_dir_all(&dir).map_err(|e| FileError::new("create directory", &dir, e))?;
-    let text = dumps(
-        &record,
-        Dumps {
-            indent: Some(2),
-            ensure_ascii: false,
-            sort_keys: false,
-        },
-    );
-    write_atomic(
-        &dir.join(format!("{id}.json")),
-        text.as_bytes(),
-        FileMode::Umask,
-    )?;
+    crate::skills::approval::write_pending(home, "memory", &id, &record)?;
     Ok(json!({"success": true, "staged": true, "pending_id": id, "message": STAGED_MESSAGE}))
 }
 

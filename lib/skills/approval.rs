@@ -85,7 +85,7 @@ pub fn gist(
 }
 
 /// An 8-hex-digit id, as `uuid4().hex[:8]` gives.
-fn pending_id() -> String {
+pub fn pending_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
@@ -95,6 +95,26 @@ fn pending_id() -> String {
     );
     hasher.write_u32(std::process::id());
     format!("{:08x}", hasher.finish() as u32)
+}
+
+/// Writes a staged write's record to `pending/<kind>/<id>.json`, as Python's
+/// `write_approval` does (2-space JSON, the umask's permissions).
+pub fn write_pending(home: &Home, kind: &str, id: &str, record: &Json) -> Result<(), FileError> {
+    let dir = home.pending_dir(kind);
+    std::fs::create_dir_all(&dir).map_err(|e| FileError::new("create directory", &dir, e))?;
+    let text = dumps(
+        record,
+        Dumps {
+            indent: Some(2),
+            ensure_ascii: false,
+            sort_keys: false,
+        },
+    );
+    write_atomic(
+        &dir.join(format!("{id}.json")),
+        text.as_bytes(),
+        FileMode::Umask,
+    )
 }
 
 /// Writes the pending record and returns the tool's answer.
@@ -115,21 +135,7 @@ pub fn stage(
         "created_at": clock::unix_seconds(now),
         "payload": payload,
     });
-    let dir = home.pending_dir("skills");
-    std::fs::create_dir_all(&dir).map_err(|e| FileError::new("create directory", &dir, e))?;
-    let text = dumps(
-        &record,
-        Dumps {
-            indent: Some(2),
-            ensure_ascii: false,
-            sort_keys: false,
-        },
-    );
-    write_atomic(
-        &dir.join(format!("{id}.json")),
-        text.as_bytes(),
-        FileMode::Umask,
-    )?;
+    write_pending(home, "skills", &id, &record)?;
     Ok(json!({
         "success": true,
         "staged": true,
