@@ -17,6 +17,7 @@
 //! ([`correlate`]); authors' suppressions need a reason and never sway installs
 //! ([`suppress`]).
 
+pub mod anchors;
 pub mod baseline;
 pub mod batch;
 pub mod catalogue;

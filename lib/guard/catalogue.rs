@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use super::rule::{Detect, GateFn, Rule, Shape};
 
-pub use builtin::ids;
+pub use builtin::{DISGUISE_CUES, FIRST_DECODE_CUE, ids};
 
 /// Filler between the words of an instruction ("ignore *all of your* previous
 /// instructions"): up to six words of any script, bounded so that the automaton stays small.
@@ -191,6 +191,41 @@ pub fn requires(id: &str) -> &'static [&'static str] {
             "\tall",
         ],
         "hide-from-user" => &["user", "human", "operator", "owner"],
+        // Each literal below is in every match of its rule's pattern (read off the
+        // pattern: a URL, a variable, a verb every branch ends with), so a line without one
+        // cannot match and the rule's automaton need not run on it.
+        "secret-in-request" => &["key", "token", "secret", "password", "passwd", "credential"],
+        "remote-fetch" => &["://"],
+        "markdown-link-exfil" => &["$", "{{", "%24%7b"],
+        "markdown-image-exfil" => &["$", "{", "%24%7b"],
+        "unpinned-pip-install" => &["install"],
+        "package-from-url" => &["://", "-index-url", "--trusted-host"],
+        "dns-exfil" => &["$"],
+        "role-hijack" => &["now"],
+        "hidden-html" => &["none", "hidden", "font-size", "opacity"],
+        "translate-execute" => &["execute", "run", "eval", "follow", "obey"],
+        "conversation-exfil" => &[
+            "send",
+            "share",
+            "upload",
+            "post",
+            "forward",
+            "transmit",
+            "leak",
+            "exfiltrate",
+            "dump",
+            "email",
+        ],
+        "secrets-file-read" => &[
+            "cat",
+            "less",
+            "more",
+            "head",
+            "tail",
+            "bat",
+            "get-content",
+            "gc",
+        ],
         "image-beacon" => &[
             "$",
             "{",

@@ -5,12 +5,13 @@
 //!
 //! Only lines that show a disguise are looked at, so ordinary text costs one byte scan.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
 
+use super::catalogue::{DISGUISE_CUES, FIRST_DECODE_CUE};
 use super::lines::Lines;
 
 /// A line as it reads undisguised.
@@ -72,45 +73,12 @@ static HEX_RUN: LazyLock<Regex> = LazyLock::new(|| ascii(r"\b(?:[0-9a-fA-F]{2}){
 
 static CODES: LazyLock<Regex> = LazyLock::new(|| ascii(r"\d{2,3}(?:\s*,\s*\d{2,3}){3,}"));
 
-/// Literals that show a line may hide something: split strings and encoding words (the
-/// anchors of `sig-disguise`, which finds the lines; this automaton tells the kinds apart).
-const CUES: &[&str] = &[
-    "'+'",
-    "' + '",
-    "\"+\"",
-    "\" + \"",
-    "' and '",
-    "' plus '",
-    "' with '",
-    "''",
-    "\"\"",
-    "^",
-    "base64",
-    "b64",
-    "decode",
-    "-enc",
-    "frombase64",
-    "atob",
-    "xxd",
-    "hex",
-    "unhexlify",
-    "codecs",
-    "rot13",
-    "rot-13",
-    "rot_13",
-    "n-za-m",
-    "chr(",
-    "chr,",
-    "charcode",
-    "[char",
-    "pack(",
-];
-
+/// The encoding words among the disguise cues: only lines with one are worth decoding.
 static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(CUES)
+        .build(&DISGUISE_CUES[FIRST_DECODE_CUE..])
         .expect("static automaton")
 });
 
@@ -211,10 +179,10 @@ fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
 /// Whether a line shows a string split to hide a word: `'a'+'b'`, `cu''rl`, `p^ow`,
 /// `'a' and 'b'`, or two keywords broken by hyphens ("ig-nore pr-evious").
 fn looks_split(line: &str) -> bool {
-    const JOINS: &[&str] = &[
-        "'+'", "' + '", "\"+\"", "\" + \"", "' and '", "' plus '", "' with '",
-    ];
-    if JOINS.iter().any(|j| line.contains(j)) {
+    if DISGUISE_CUES[..FIRST_DECODE_CUE]
+        .iter()
+        .any(|join| line.contains(join))
+    {
         return true;
     }
     let b = line.as_bytes();
@@ -239,15 +207,12 @@ fn looks_split(line: &str) -> bool {
 
 /// Words that come with an encoded payload: only such lines are worth decoding.
 fn has_decode_cue(line: &str) -> bool {
-    line.len() >= 12
-        && CUE_FINDER
-            .find_iter(line)
-            .any(|m| m.pattern().as_usize() >= 10)
+    line.len() >= 12 && CUE_FINDER.is_match(line)
 }
 
 /// The names the skill's text refers to as `$NAME`, `${NAME}` or `%NAME%`.
-fn referenced(files: &[Source<'_>]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+fn referenced<'t>(files: &[Source<'t>]) -> HashSet<&'t str> {
+    let mut names: HashSet<&'t str> = HashSet::new();
     for file in files {
         let b = file.text.as_bytes();
         for at in memchr::memchr2_iter(b'$', b'%', b) {
@@ -262,9 +227,8 @@ fn referenced(files: &[Source<'_>]) -> Vec<String> {
             if b[at] == b'%' && b.get(start + len) != Some(&b'%') {
                 continue;
             }
-            let name = &file.text[start..start + len];
-            if names.len() < 512 && !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
+            if names.len() < 512 {
+                names.insert(&file.text[start..start + len]);
             }
         }
     }
@@ -273,7 +237,7 @@ fn referenced(files: &[Source<'_>]) -> Vec<String> {
 
 /// Variables assigned anywhere in the skill (shell, PowerShell, cmd, JavaScript, Python),
 /// for the names something refers to.
-fn assignments(files: &[Source<'_>], wanted: &[String]) -> HashMap<String, String> {
+fn assignments(files: &[Source<'_>], wanted: &HashSet<&str>) -> HashMap<String, String> {
     let mut vars = HashMap::new();
     if wanted.is_empty() {
         return vars;
@@ -297,7 +261,7 @@ fn assignments(files: &[Source<'_>], wanted: &[String]) -> HashMap<String, Strin
                 continue;
             }
             let name = &file.text[start..end];
-            if !wanted.iter().any(|w| w == name) || vars.contains_key(name) {
+            if !wanted.contains(name) || vars.contains_key(name) {
                 continue;
             }
             let prefix_ok = start == 0 || {
@@ -604,7 +568,11 @@ mod tests {
             .iter()
             .zip(&lines)
             .map(|(text, lines)| {
-                CUE_FINDER
+                // The lines `sig-disguise` finds in a scan.
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(DISGUISE_CUES)
+                    .expect("static automaton")
                     .find_iter(*text)
                     .map(|m| lines.line_of(m.start()))
                     .collect()

@@ -40,6 +40,41 @@ const fn fact(id: &'static str, category: Category, severity: Severity) -> Rule 
     Rule::base(id, category, severity, Domain::Fact)
 }
 
+/// Literals that show a line may hide something: first the joins of a split string, then
+/// the words that come with an encoded payload. `sig-disguise` anchors on all of them; the
+/// second reading (`expand`) tells the kinds apart by [`FIRST_DECODE_CUE`].
+pub const DISGUISE_CUES: &[&str] = &[
+    "'+'",
+    "' + '",
+    "\"+\"",
+    "\" + \"",
+    "' and '",
+    "' plus '",
+    "' with '",
+    "base64",
+    "b64",
+    "decode",
+    "-enc",
+    "frombase64",
+    "atob",
+    "xxd",
+    "hex",
+    "unhexlify",
+    "codecs",
+    "rot13",
+    "rot-13",
+    "rot_13",
+    "n-za-m",
+    "chr(",
+    "chr,",
+    "charcode",
+    "[char",
+    "pack(",
+];
+
+/// Where the encoding words start in [`DISGUISE_CUES`].
+pub const FIRST_DECODE_CUE: usize = 7;
+
 pub const RULES: &[Rule] = &[
     Rule {
         title: "symlink leaving the skill",
@@ -300,34 +335,7 @@ pub const SIGNALS: &[Rule] = &[
         // Found by the same pass as every rule, so the second reading (expand) looks only at
         // these lines and costs no pass of its own.
         detect: pattern(
-            &[
-                "'+'",
-                "' + '",
-                "\"+\"",
-                "\" + \"",
-                "' and '",
-                "' plus '",
-                "' with '",
-                "base64",
-                "b64",
-                "decode",
-                "-enc",
-                "frombase64",
-                "atob",
-                "xxd",
-                "hex",
-                "unhexlify",
-                "codecs",
-                "rot13",
-                "rot-13",
-                "rot_13",
-                "n-za-m",
-                "chr(",
-                "chr,",
-                "charcode",
-                "[char",
-                "pack(",
-            ],
+            DISGUISE_CUES,
             r"'\+'|' \+ '|\x22\+\x22|\x22 \+ \x22|' and '|' plus '|' with '|base64|b64|decode|-enc|frombase64|atob|xxd|hex|unhexlify|codecs|rot13|rot-13|rot_13|n-za-m|chr\(|chr,|charcode|\[char|pack\(",
         ),
         report: false,
@@ -341,3 +349,31 @@ pub const SIGNALS: &[Rule] = &[
         )
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cue rule's pattern spells out its anchors: a cue added to one and not the other
+    /// would be found by the anchors and never reported (or the reverse).
+    #[test]
+    fn the_disguise_pattern_is_the_list_of_cues() {
+        let Some(rule) = crate::guard::catalogue::rule(ids::DISGUISE_CUE) else {
+            panic!("the cue rule is in the catalogue");
+        };
+        let crate::guard::rule::Detect::Pattern { pattern, .. } = rule.detect else {
+            panic!("the cue rule is a pattern");
+        };
+        let escaped: Vec<String> = DISGUISE_CUES
+            .iter()
+            .map(|cue| {
+                cue.replace('+', r"\+")
+                    .replace('(', r"\(")
+                    .replace('[', r"\[")
+                    .replace('"', r"\x22")
+            })
+            .collect();
+        assert_eq!(pattern, escaped.join("|"));
+        assert_eq!(DISGUISE_CUES[FIRST_DECODE_CUE], "base64");
+    }
+}

@@ -1,0 +1,239 @@
+//! The anchor automaton: every occurrence of every anchor literal in a text, overlapping
+//! ones included, ASCII case ignored.
+//!
+//! A general-purpose Aho-Corasick search pays for its generality on every byte (match-kind
+//! bookkeeping, state kinds, an iterator protocol); here the whole scan is one table lookup
+//! per byte and one flag test, which matters because this loop is the one part of a scan
+//! that touches every byte of every file. The table is a dense DFA over byte classes (the
+//! bytes the literals use, folded to lower case, plus one class for every other byte) whose
+//! entries are premultiplied state offsets, so a step needs no multiplication; the high bit
+//! of an entry marks a state at which some literal ends.
+
+use std::collections::VecDeque;
+
+/// An entry's flag: at least one literal ends in the state it leads to.
+const ENDS: u32 = 1 << 31;
+
+pub struct Anchors {
+    /// Byte → class. Bytes no literal uses share class 0.
+    classes: [u8; 256],
+    /// Number of classes: the stride of a state's row.
+    stride: usize,
+    /// `transitions[state_offset + class]`: the next state's offset, with [`ENDS`].
+    transitions: Vec<u32>,
+    /// For each state (by index), the range of [`Self::outputs`] naming the literals that
+    /// end there, its own and those of its suffixes.
+    output_ranges: Vec<(u32, u32)>,
+    outputs: Vec<u32>,
+    /// Each literal's length in bytes, to turn an end into a start.
+    lengths: Vec<u32>,
+}
+
+impl Anchors {
+    /// The automaton of `literals` (bytes compared ASCII-case-insensitively). Empty
+    /// literals never match.
+    pub fn new<S: AsRef<[u8]>>(literals: &[S]) -> Anchors {
+        let mut classes = [0u8; 256];
+        let mut next_class = 1usize;
+        for literal in literals {
+            for &byte in literal.as_ref() {
+                let lower = byte.to_ascii_lowercase();
+                if classes[usize::from(lower)] == 0 {
+                    // 256 distinct bytes would need 257 classes; more than 255 distinct
+                    // lower-cased bytes cannot occur (upper-case letters fold away).
+                    classes[usize::from(lower)] = u8::try_from(next_class).unwrap_or(u8::MAX);
+                    next_class += 1;
+                }
+            }
+        }
+        for upper in b'A'..=b'Z' {
+            classes[usize::from(upper)] = classes[usize::from(upper.to_ascii_lowercase())];
+        }
+        let stride = next_class;
+
+        // The trie: `goto[state * stride + class]`, 0 meaning "no edge" (the root is never
+        // a child, so 0 is free to mean that).
+        let mut goto: Vec<u32> = vec![0; stride];
+        let mut own: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut lengths = Vec::with_capacity(literals.len());
+        for (id, literal) in literals.iter().enumerate() {
+            let literal = literal.as_ref();
+            lengths.push(u32::try_from(literal.len()).unwrap_or(u32::MAX));
+            if literal.is_empty() {
+                continue;
+            }
+            let mut state = 0usize;
+            for &byte in literal {
+                let class = usize::from(classes[usize::from(byte)]);
+                let child = goto[state * stride + class] as usize;
+                state = if child != 0 {
+                    child
+                } else {
+                    let new = own.len();
+                    own.push(Vec::new());
+                    goto.extend(std::iter::repeat_n(0, stride));
+                    goto[state * stride + class] = new as u32;
+                    new
+                };
+            }
+            own[state].push(id as u32);
+        }
+        let states = own.len();
+
+        // Breadth-first: a state's failure link (its longest proper suffix in the trie) is
+        // complete before its children are visited, so its row and outputs can be copied.
+        let mut delta: Vec<u32> = vec![0; states * stride];
+        let mut fail = vec![0usize; states];
+        let mut all_outputs: Vec<Vec<u32>> = vec![Vec::new(); states];
+        let mut queue = VecDeque::new();
+        for class in 0..stride {
+            let child = goto[class] as usize;
+            delta[class] = child as u32;
+            if child != 0 {
+                queue.push_back(child);
+            }
+        }
+        while let Some(state) = queue.pop_front() {
+            let mut outs = own[state].clone();
+            outs.extend_from_slice(&all_outputs[fail[state]]);
+            all_outputs[state] = outs;
+            for class in 0..stride {
+                let child = goto[state * stride + class] as usize;
+                let via_fail = delta[fail[state] * stride + class];
+                if child == 0 {
+                    delta[state * stride + class] = via_fail;
+                } else {
+                    fail[child] = via_fail as usize;
+                    delta[state * stride + class] = child as u32;
+                    queue.push_back(child);
+                }
+            }
+        }
+
+        let mut output_ranges = Vec::with_capacity(states);
+        let mut outputs = Vec::new();
+        for outs in &all_outputs {
+            let from = outputs.len() as u32;
+            outputs.extend_from_slice(outs);
+            output_ranges.push((from, outputs.len() as u32));
+        }
+        let transitions = delta
+            .iter()
+            .map(|&next| {
+                let next = next as usize;
+                let flag = if all_outputs[next].is_empty() {
+                    0
+                } else {
+                    ENDS
+                };
+                (next * stride) as u32 | flag
+            })
+            .collect();
+        Anchors {
+            classes,
+            stride,
+            transitions,
+            output_ranges,
+            outputs,
+            lengths,
+        }
+    }
+
+    /// Calls `found(start, literal)` for every occurrence, in order of its end (literals
+    /// ending at the same byte in no particular order).
+    pub fn for_each(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
+        let mut offset = 0usize;
+        for (at, &byte) in haystack.iter().enumerate() {
+            let entry = self.transitions[offset + usize::from(self.classes[usize::from(byte)])];
+            offset = (entry & !ENDS) as usize;
+            if entry & ENDS != 0 {
+                let (from, to) = self.output_ranges[offset / self.stride];
+                for &literal in &self.outputs[from as usize..to as usize] {
+                    let length = self.lengths[literal as usize] as usize;
+                    found(at + 1 - length, literal as usize);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(literals: &[&str], text: &str) -> Vec<(usize, usize)> {
+        let lower = text.to_ascii_lowercase();
+        let mut out = Vec::new();
+        for end in 1..=lower.len() {
+            for (id, literal) in literals.iter().enumerate() {
+                let literal = literal.to_ascii_lowercase();
+                if !literal.is_empty()
+                    && end >= literal.len()
+                    && lower.as_bytes()[end - literal.len()..end] == *literal.as_bytes()
+                {
+                    out.push((end - literal.len(), id));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn ours(literals: &[&str], text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        Anchors::new(literals).for_each(text.as_bytes(), |start, id| out.push((start, id)));
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn overlapping_and_nested_occurrences_are_all_reported() {
+        let literals = ["sh ", "bash ", "curl", "url", "rl -", "", "a"];
+        let text = "CURL -s x | BASH \nbash curl";
+        assert_eq!(ours(&literals, text), naive(&literals, text));
+        assert_eq!(
+            ours(&["sh ", "bash "], "bash x"),
+            vec![(0, 1), (2, 0)],
+            "both anchors of `bash ` are found"
+        );
+    }
+
+    #[test]
+    fn occurrences_are_reported_in_order_of_their_end() {
+        let anchors = Anchors::new(&["abcd", "bc", "c"]);
+        let mut ends = Vec::new();
+        anchors.for_each(b"xabcdx", |start, id| {
+            ends.push(start + ["abcd", "bc", "c"][id].len())
+        });
+        assert!(ends.windows(2).all(|w| w[0] <= w[1]), "{ends:?}");
+        assert_eq!(ends.len(), 3);
+    }
+
+    #[test]
+    fn matches_a_brute_force_search_on_generated_texts() {
+        // A small alphabet makes overlaps and failure chains frequent.
+        let literals = [
+            "ab", "abab", "ba", "bab", "aab", "b", "caa", "AbC", "cc", "abcab", "-e ", "e -",
+        ];
+        let alphabet = b"abcABC -e\n\xc3\xa9";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..400 {
+            let mut text = Vec::new();
+            for _ in 0..40 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            let text = String::from_utf8_lossy(&text).into_owned();
+            assert_eq!(ours(&literals, &text), naive(&literals, &text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_bytes_match_exactly_and_do_not_fold() {
+        assert_eq!(ours(&["é"], "É é"), vec![(3, 0)]);
+        assert!(ours(&["abc"], "").is_empty());
+        assert!(ours(&[] as &[&str], "abc").is_empty());
+    }
+}
