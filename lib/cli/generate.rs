@@ -211,9 +211,12 @@ fn man_page(cmd: &Command) -> std::io::Result<String> {
         page.push_str(".SH NOTES\n");
         page.push_str(&preformatted(&notes.to_string()));
     }
-    let mut version = Vec::new();
-    man.render_version_section(&mut version)?;
-    page.push_str(&String::from_utf8_lossy(&version));
+    // clap_mangen panics on a command without a version.
+    if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
+        let mut version = Vec::new();
+        man.render_version_section(&mut version)?;
+        page.push_str(&String::from_utf8_lossy(&version));
+    }
     Ok(page)
 }
 
