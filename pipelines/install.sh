@@ -4,7 +4,7 @@
 # Environment: PREFIX [/usr/local], DESTDIR [] (staged installs: files go to
 # $DESTDIR$PREFIX/…), SPLIT_DEBUG [1].
 #
-# With SPLIT_DEBUG=1 each binary's debug info (line tables, for backtraces) moves to
+# With SPLIT_DEBUG=1 each binary's debug info (line tables and symbols, for backtraces) moves to
 # $PREFIX/bin/.debug/NAME.debug and the installed binary keeps a .gnu_debuglink to it: the
 # binary stays small, and both Rust's backtraces and gdb find the line tables there.
 # Completions and man pages come from the binaries themselves (`--generate`), so they always
@@ -44,8 +44,10 @@ for b in $BINS; do
         mkdir -p "$bindir/.debug"
         objcopy --only-keep-debug "$FROM/$b" "$bindir/.debug/$b.debug"
         chmod 0644 "$bindir/.debug/$b.debug"
-        # The link is looked up by file name beside the binary and in its .debug/ folder.
-        objcopy --strip-debug --add-gnu-debuglink="$bindir/.debug/$b.debug" "$tmp"
+        # The symbol table goes too (2.5 MB): the debug file keeps it, and backtraces name
+        # functions from it. The link is looked up by file name beside the binary and in its
+        # .debug/ folder.
+        objcopy --strip-all --add-gnu-debuglink="$bindir/.debug/$b.debug" "$tmp"
     fi
     chmod 0755 "$tmp"
     mv -f "$tmp" "$bindir/$b"
