@@ -1,6 +1,7 @@
 # hermes-loop: build, test, demo, bench.
 #   make test    fmt check, clippy -D warnings, unit + integration + interop tests
 #   make demo    the whole loop on a temporary HERMES_HOME seeded from testdata/
+#   make install binaries, man pages and completions under PREFIX (default /usr/local)
 # The Python peer (hermes-agent 0.19.0, for interop tests and side-by-side benchmarks) is
 # installed into .venv-peer/ on first use.
 
@@ -9,12 +10,16 @@ PYTHON      ?= python3
 PEER_VENV   := .venv-peer
 PEER_PY     := $(PEER_VENV)/bin/python
 PEER_STAMP  := $(PEER_VENV)/.hermes-agent-0.19.0
+# The agentskills.io reference validator (`agentskills validate`), for tests/interop_agentskills.rs.
+SKILLS_REF_VENV  := .venv-skills-ref
+SKILLS_REF_STAMP := $(SKILLS_REF_VENV)/.skills-ref-0.1.1
 HAVE_NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
+export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer tmux pg clean
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install
 
 all: build
 
@@ -24,8 +29,15 @@ build:
 release:
 	$(CARGO) build --release
 
+## install: release binaries (debug info split off into bin/.debug/), man pages, completions.
+##   make install PREFIX=~/.local      make install DESTDIR=pkg PREFIX=/usr
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: release
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./pipelines/install.sh target/release
+
 ## test: everything CI checks, in the order that fails fastest.
-test: lint peer tmux pg
+test: lint peer skills-ref tmux doc-tools pg
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast
 else
@@ -44,7 +56,7 @@ unit:
 	$(CARGO) test --lib
 
 ## interop: only the tests that run the real Python Hermes next to our code.
-interop: peer
+interop: peer skills-ref
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast -E 'binary(/^interop_/)'
 else
@@ -56,6 +68,13 @@ tmux:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } || \
 		{ echo "make: tmux is needed for tests/chat_tty.rs (apt-get install tmux)" >&2; exit 2; }
 
+## doc-tools: groff (tests/cli_generate.rs renders every man page) and binutils (objcopy
+## splits debug info in pipelines/install.sh; objdump checks it).
+doc-tools:
+	@command -v groff >/dev/null && command -v objcopy >/dev/null || \
+		{ apt-get update -qq && apt-get install -y -qq groff-base binutils; } || \
+		{ echo "make: groff and binutils are needed (apt-get install groff-base binutils)" >&2; exit 2; }
+
 ## peer: the Python Hermes we test against, pinned to 0.19.0, installed once.
 peer: $(PEER_STAMP)
 
@@ -64,6 +83,17 @@ $(PEER_STAMP):
 	$(PYTHON) -m venv $(PEER_VENV)
 	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check hermes-agent==0.19.0
 	$(PEER_PY) -c "import hermes_cli, tools.skills_guard, hermes_state" 
+	touch $@
+
+## skills-ref: the format's reference validator, pinned, in its own venv (its StrictYAML
+## pin must not meet hermes-agent's dependencies).
+skills-ref: $(SKILLS_REF_STAMP)
+
+$(SKILLS_REF_STAMP):
+	rm -rf $(SKILLS_REF_VENV)
+	$(PYTHON) -m venv $(SKILLS_REF_VENV)
+	$(SKILLS_REF_VENV)/bin/pip install --quiet --disable-pip-version-check skills-ref==0.1.1
+	$(SKILLS_REF_VENV)/bin/agentskills --help >/dev/null
 	touch $@
 
 ## pg: the PostgreSQL server the team-store tests start throwaway clusters of (Debian's
@@ -85,4 +115,4 @@ demo: release
 
 clean:
 	$(CARGO) clean
-	rm -rf $(PEER_VENV) bench-out
+	rm -rf $(PEER_VENV) $(SKILLS_REF_VENV) bench-out

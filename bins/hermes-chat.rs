@@ -118,7 +118,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = hermes_loop::cli::parse::<Cli>();
     let options = ChatOptions {
         home: cli.home,
         oneshot: cli.oneshot,

@@ -60,17 +60,30 @@ enum Command {
     /// Resume scheduled runs
     Resume,
     /// Exempt a skill from the automatic transitions
-    Pin { skill: String },
+    Pin {
+        /// The skill's name
+        skill: String,
+    },
     /// Undo pin
-    Unpin { skill: String },
+    Unpin {
+        /// The skill's name
+        skill: String,
+    },
     /// Archive a skill now (into skills/.archive/)
-    Archive { skill: String },
+    Archive {
+        /// The skill's name
+        skill: String,
+    },
     /// Bring an archived skill back
-    Restore { skill: String },
+    Restore {
+        /// The archived skill's name
+        skill: String,
+    },
     /// The archived skills, one per line
     ListArchived,
     /// Archive now every managed skill idle for N days or more (cron-referenced ones kept)
     Prune {
+        /// Idle days (no use, view or patch) that make a skill a candidate
         #[arg(long, default_value_t = 90, allow_negative_numbers = true)]
         days: i64,
         /// List the candidates; change nothing
@@ -82,6 +95,7 @@ enum Command {
     },
     /// Take a snapshot of skills/ now
     Backup {
+        /// Why the snapshot was taken (shown by `rollback --list`)
         #[arg(long, default_value = "manual")]
         reason: String,
     },
@@ -99,8 +113,10 @@ enum Command {
     },
     /// Usage telemetry for every skill, with provenance
     Usage {
+        /// Order: activity (uses + views + patches), recent (last activity), name
         #[arg(long, default_value = "activity", value_parser = ["activity", "recent", "name"])]
         sort: String,
+        /// Only skills of this provenance: agent-created, bundled, or from the hub
         #[arg(long, value_parser = ["agent", "bundled", "hub"])]
         provenance: Option<String>,
     },
@@ -109,7 +125,7 @@ enum Command {
 fn main() -> ExitCode {
     hermes_loop::alloc::without_huge_pages();
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let cli = hermes_loop::cli::parse::<Cli>();
         let now = hermes_loop::clock::now()?;
         let frozen_clock =
             std::env::var(hermes_loop::clock::NOW_VAR).is_ok_and(|v| !v.trim().is_empty());

@@ -1,6 +1,5 @@
 //! hermes-index: the session store ($HERMES_HOME/state.db), compatible with Python Hermes.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,12 +11,29 @@ use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
 use hermes_loop::io::format::Format;
 use hermes_loop::io::jsonl::open_input;
 use hermes_loop::io::output::Output;
+use hermes_loop::io::progress::{self, Units};
 use hermes_loop::sessions::{self, Access, Db, check, export, ingest, maintain, render};
 use hermes_loop::team;
 use indicatif::ProgressBar;
 use serde::Serialize;
 
 const BIN: &str = "hermes-index";
+
+const INGEST_HELP: &str = r#"Input: one JSON object a line, either shape (they mix):
+  a session with its messages (what `hermes-index export` and `hermes sessions export` write)
+    {"id":"s1","source":"cli","started_at":1764590400,"messages":[{"role":"user","content":"hi"}]}
+  a message of a session (the session is created when missing, `source` from the line or cli)
+    {"session_id":"s1","role":"assistant","content":"hello","timestamp":1764590401}
+Ingest is idempotent: a known session is enriched, a message already there is skipped. It ends
+with one record: {"sessions":N,"messages":N,"skipped":N,"seconds":F}.
+
+Examples:
+  hermes-index ingest sessions.jsonl
+  hermes-index export --after-id 0 | hermes-index --home /other/home ingest -
+  hermes-index ingest --keep-going big.jsonl 2>bad-lines.txt
+
+Exit codes: 0 done; 2 bad input (nothing of the bad line's batch is kept) or an I/O error;
+with --keep-going, 2 at the end when any line was left out."#;
 
 #[derive(Parser)]
 #[command(name = BIN, version, after_help = EXIT_CODES_HELP,
@@ -55,6 +71,7 @@ enum Command {
         chunk: i64,
     },
     /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
+    #[command(after_help = INGEST_HELP)]
     Ingest {
         /// Input file; `-` or nothing reads stdin
         file: Option<PathBuf>,
@@ -93,7 +110,7 @@ enum Command {
 
 fn main() -> ExitCode {
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let cli = hermes_loop::cli::parse::<Cli>();
         let home = Home::resolve(cli.common.home.as_deref())?;
         if let Some(url) = &cli.store {
             return team(&cli.command, url, &home, cli.format.resolve()).map_err(with_hint);
@@ -123,7 +140,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             )
         }
         Command::Init { grant: None } => {
-            let bar = progress(None, "cjk index", quiet);
+            let bar = progress(None, "cjk index", quiet, Units::Count("messages"));
             let (db, schema, cjk) = sessions::open_for_write(path, true, &|n| bar.inc(n))?;
             bar.finish_and_clear();
             #[derive(Serialize)]
@@ -153,6 +170,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
                     .map(|m| m.len()),
                 "ingest",
                 quiet,
+                Units::Bytes,
             );
             let now = hermes_loop::clock::unix_seconds(hermes_loop::clock::now()?);
             let options = ingest::Options {
@@ -223,7 +241,13 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
             let messages = db
                 .conn()
                 .query_row("SELECT count(*) FROM messages", [], |r| r.get::<_, i64>(0))?;
-            let bar = progress(Some(messages.max(0) as u64 * 3), "rebuild", quiet);
+            // Three indexes, each a pass over every message.
+            let bar = progress(
+                Some(messages.max(0) as u64 * 3),
+                "rebuild",
+                quiet,
+                Units::Count("index rows"),
+            );
             let done = maintain::rebuild(&mut db, &|n| bar.inc(n))?;
             bar.finish_and_clear();
             emit(&mut out, format, &done, || render::rebuilt(&done))?;
@@ -317,18 +341,10 @@ fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exi
 }
 
 /// A bar for `total` items (a spinner when unknown), only on a terminal and without `-q`.
-fn progress(total: Option<u64>, label: &str, quiet: bool) -> ProgressBar {
+fn progress(total: Option<u64>, label: &str, quiet: bool, units: Units) -> ProgressBar {
     match total {
-        Some(total) => hermes_loop::io::progress::bar(total, label, quiet),
-        None if !quiet && std::io::stderr().is_terminal() => {
-            let style =
-                indicatif::ProgressStyle::with_template("{prefix} {spinner} {pos} {per_sec}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
-            ProgressBar::new_spinner()
-                .with_style(style)
-                .with_prefix(label.to_string())
-        }
-        None => ProgressBar::hidden(),
+        Some(total) => progress::bar_in(total, label, quiet, units),
+        None => progress::spinner(label, quiet, units),
     }
 }
 

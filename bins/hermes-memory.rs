@@ -17,6 +17,20 @@ use serde_json::{Value, json};
 
 const BIN: &str = "hermes-memory";
 
+const APPLY_HELP: &str = r#"Input: one memory tool argument object a line (the tool's own names):
+  {"action":"add","target":"memory","content":"The project uses uv, not pip"}
+  {"action":"replace","target":"user","old_text":"vim","content":"Editor is helix"}
+  {"action":"remove","target":"memory","old_text":"uv"}
+Output: the tool's result object for each line, one a line. The lines are one turn: budgets
+and the threat scan apply as they would to the agent's calls.
+
+Example:
+  echo '{"action":"add","target":"user","content":"Prefers short answers"}' | hermes-memory apply
+  hermes-memory apply --keep-going calls.jsonl
+
+Exit codes: 0 every call succeeded; 1 a call was refused (its result says why); 2 bad input
+or an I/O error (with --keep-going: at the end, when a line was left out)."#;
+
 /// MEMORY.md (the agent's notes) and USER.md (who the user is): entries, budgets, threat
 /// scan, duplicates, and the block the system prompt gets.
 #[derive(Parser)]
@@ -35,6 +49,7 @@ enum Command {
     /// List the entries with what the threat scan and the duplicate check say about them, or
     /// print the system-prompt block (--snapshot)
     Show {
+        /// Only this store: memory (MEMORY.md) or user (USER.md) [default: both]
         #[arg(long, value_enum)]
         target: Option<Target>,
         /// The frozen system-prompt block(s), as a new session would render them
@@ -43,36 +58,46 @@ enum Command {
     },
     /// Add an entry
     Add {
+        /// The store: memory (MEMORY.md, the agent's notes) or user (USER.md)
         #[arg(long, value_enum)]
         target: Target,
+        /// The new entry
         text: String,
     },
     /// Replace the one entry that contains SUBSTRING
     Replace {
+        /// The store: memory (MEMORY.md) or user (USER.md)
         #[arg(long, value_enum)]
         target: Target,
+        /// Text the one entry to replace contains
         #[arg(long, value_name = "SUBSTRING")]
         old: String,
+        /// The entry's new text
         text: String,
     },
     /// Remove the one entry that contains SUBSTRING
     Remove {
+        /// The store: memory (MEMORY.md) or user (USER.md)
         #[arg(long, value_enum)]
         target: Target,
+        /// Text the one entry to remove contains
         #[arg(long, value_name = "SUBSTRING")]
         old: String,
     },
     /// Apply memory tool calls: one argument object per JSONL line (stdin or FILE), one
     /// result per line, as one turn
+    #[command(after_help = APPLY_HELP)]
     Apply {
         /// Report a bad line on stderr and go on (exit 2 at the end)
         #[arg(long)]
         keep_going: bool,
+        /// JSONL of memory tool arguments [default: stdin]
         #[arg(value_name = "FILE")]
         input: Option<PathBuf>,
     },
     /// Characters used and budget per target
     Usage {
+        /// Only this store: memory or user [default: both]
         #[arg(long, value_enum)]
         target: Option<Target>,
     },
@@ -80,7 +105,7 @@ enum Command {
 
 fn main() -> ExitCode {
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let cli = hermes_loop::cli::parse::<Cli>();
         let home = Home::resolve(cli.common.home.as_deref())?;
         let config = Config::load(&home)?;
         if !cli.common.quiet {

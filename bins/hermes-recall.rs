@@ -33,10 +33,22 @@ Modes (as the session_search tool picks them):
   hermes-recall --batch                     JSONL tool arguments on stdin, one answer per line
 
 QUERY is FTS5 syntax: words (all must match), \"exact phrases\", OR, NOT, prefix*. A query
-starting with `-` goes after `--`.";
+starting with `-` goes after `--`.
+
+--batch input: one session_search argument object a line (the tool's own names: query, limit,
+sort, role_filter, session_id, around_message_id, window, profile); one answer a line:
+  {\"query\": \"docker compose\", \"limit\": 5}
+  {\"session_id\": \"20261129_120000_ab12cd\", \"around_message_id\": 812, \"window\": 3}
+  {}                                          browse
+
+Examples:
+  hermes-recall 'docker compose' --limit 5
+  hermes-recall '\"connection refused\" OR timeout' --sort newest --format json
+  hermes-recall --session 20261129_120000_ab12cd --around 812 --window 3
+  hermes-recall --batch < questions.jsonl > answers.jsonl";
 
 #[derive(Parser)]
-#[command(name = BIN, version, before_long_help = MODES,
+#[command(name = BIN, version,
     after_help = format!("{MODES}\n\n{EXIT_CODES_HELP}"),
     about = "Search past sessions: the session_search tool's answers (discover, scroll, read, browse) as a command.")]
 struct Cli {
@@ -102,7 +114,7 @@ enum SortOrder {
 
 fn main() -> ExitCode {
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let cli = hermes_loop::cli::parse::<Cli>();
         let home = Home::resolve(cli.common.home.as_deref())?;
         let format = cli.format.resolve();
         let mut answer: Box<Answerer> = match &cli.store {

@@ -100,23 +100,29 @@ enum Command {
     Eval {
         /// The cases
         cases: PathBuf,
+        /// The model to score (overrides model.default)
         #[arg(short, long)]
         model: Option<String>,
+        /// Provider of that model
         #[arg(long)]
         provider: Option<String>,
+        /// Endpoint of that model (…/v1)
         #[arg(long, value_name = "URL")]
         base_url: Option<String>,
+        /// Write every request and answer to a cassette
         #[arg(long, value_name = "FILE", conflicts_with = "replay")]
         record: Option<PathBuf>,
+        /// Answer from a cassette instead of a model
         #[arg(long, value_name = "FILE")]
         replay: Option<PathBuf>,
+        /// The Hermes home directory [default: $HERMES_HOME, else ~/.hermes]
         #[arg(long, value_name = "DIR")]
         home: Option<PathBuf>,
     },
 }
 
 fn main() -> ExitCode {
-    let mut cli = Cli::parse();
+    let mut cli = hermes_loop::cli::parse::<Cli>();
     let mut eval = None;
     if let Some(Command::Eval {
         cases,

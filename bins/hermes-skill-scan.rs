@@ -14,20 +14,25 @@ use hermes_loop::io::cli::CommonArgs;
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
 use hermes_loop::io::format::stdout_color;
 use hermes_loop::io::output::Output;
-use hermes_loop::io::progress;
+use hermes_loop::io::progress::{self, Units};
 use hermes_loop::skills::discover::SKILL_FILE;
 use hermes_loop::skills::lint::Profile;
-use indicatif::ProgressDrawTarget;
-
-/// Skills found before a progress bar appears (on a terminal).
-const PROGRESS_AFTER: u64 = 250;
 
 const BIN: &str = "hermes-skill-scan";
+
+const EXAMPLES: &str = "\
+Examples:
+  hermes-skill-scan                                  every skill of $HERMES_HOME
+  hermes-skill-scan ./downloaded-skill --trust community   verdict and install decision
+  hermes-skill-scan --lint --profile agentskills skills/ --format sarif > scan.sarif
+  hermes-skill-scan --lint --write-baseline .scan-baseline.json skills/
+  hermes-skill-scan --lint --baseline .scan-baseline.json skills/      the CI gate
+  hermes-skill-scan --explain list                   every rule id; --explain ID for one";
 
 /// Lint and security-scan skills. A PATH holding SKILL.md is one skill; any other folder is
 /// walked and every folder below it holding a SKILL.md is a skill.
 #[derive(Debug, Parser)]
-#[command(name = BIN, version, after_help = EXIT_CODES_HELP)]
+#[command(name = BIN, version, after_help = format!("{EXAMPLES}\n\n{EXIT_CODES_HELP}"))]
 struct Args {
     /// Skill folders or folders of skills [default: $HERMES_HOME/skills]
     paths: Vec<PathBuf>,
@@ -97,7 +102,7 @@ enum ScanFormat {
 
 fn main() -> ExitCode {
     exit::run(BIN, || {
-        let args = Args::parse();
+        let args = hermes_loop::cli::parse::<Args>();
         if let Some(id) = &args.explain {
             return explain_rule(id);
         }
@@ -114,16 +119,9 @@ fn main() -> ExitCode {
             lint: (args.lint || args.lint_only).then_some(args.profile),
             lint_only: args.lint_only,
         };
-        let bar = progress::bar(0, "scanning", args.common.quiet);
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-        let visible = !args.common.quiet && std::io::stderr().is_terminal();
-        let found = || {
-            bar.inc_length(1);
-            // A bar only for runs long enough to want one.
-            if visible && bar.length() == Some(PROGRESS_AFTER) {
-                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(30));
-            }
-        };
+        // Drawn only once the run has lasted long enough to read it (progress::DELAY).
+        let bar = progress::bar_in(0, "scanning", args.common.quiet, Units::Count("skills"));
+        let found = || bar.inc_length(1);
         let tick = || bar.inc(1);
         // One thread, or only skill folders named: no pool to start, no walk to overlap.
         let here = args.threads == Some(1) || paths.iter().all(|p| names_one_skill(p));
@@ -179,7 +177,8 @@ fn explain_rule(id: &str) -> anyhow::Result<Exit> {
     let Some(text) = explain::explain(id) else {
         let similar = explain::similar(id);
         let hint = if similar.is_empty() {
-            "rule ids appear in every finding (`rule`)".to_string()
+            "`--explain list` lists every rule id; ids also appear in every finding (`rule`)"
+                .to_string()
         } else {
             format!("did you mean: {}", similar.join(", "))
         };

@@ -20,6 +20,23 @@ use hermes_loop::skills::prompt::PromptOptions;
 
 const BIN: &str = "hermes-skills";
 
+const APPLY_HELP: &str = r#"Input: one skill_manage argument object a line (the tool's own names):
+  {"action":"create","name":"git-bisect","category":"dev","content":"---\nname: git-bisect\n…"}
+  {"action":"patch","name":"git-bisect","old_string":"git log","new_string":"git log --oneline"}
+  {"action":"edit","name":"git-bisect","content":"…the whole new SKILL.md…"}
+  {"action":"write_file","name":"git-bisect","file_path":"references/notes.md","file_content":"…"}
+  {"action":"remove_file","name":"git-bisect","file_path":"references/notes.md"}
+  {"action":"delete","name":"old-skill","absorbed_into":"git-bisect"}
+  {"tool":"skill_view","name":"git-bisect"}   a view, which an autonomous writer needs first
+Output: the tool's result object for each line, one a line.
+
+Example (apply what a review proposed):
+  hermes-review --propose chat.jsonl | jq -c 'select(.tool=="skill_manage").arguments' \
+    | hermes-skills apply --origin background_review
+
+Exit codes: 0 every call succeeded; 1 a call was refused (its result says why); 2 bad input
+or an I/O error (with --keep-going: at the end, when a line was left out)."#;
+
 #[derive(Parser)]
 #[command(name = BIN, version, about = "The skill library: list, view, create, patch, edit, delete, apply, prompt index", after_help = EXIT_CODES_HELP)]
 struct Cli {
@@ -35,6 +52,7 @@ struct Cli {
 enum Command {
     /// List skills with their usage; --all also shows hidden ones and why
     List {
+        /// Only skills of this category (its folder under skills/)
         #[arg(long)]
         category: Option<String>,
         /// all, hub, builtin, local or external
@@ -49,7 +67,9 @@ enum Command {
     },
     /// Print a skill's SKILL.md, or one of its files (counts as a view and a use)
     View {
+        /// The skill's name
         name: String,
+        /// A support file of the skill (e.g. references/api.md) instead of SKILL.md
         file: Option<String>,
         /// Do not bump the usage counters
         #[arg(long)]
@@ -57,7 +77,9 @@ enum Command {
     },
     /// Create a skill from SKILL.md text
     Create {
+        /// The new skill's name (lowercase letters, digits, hyphens)
         name: String,
+        /// Put it under skills/CATEGORY/
         #[arg(long)]
         category: Option<String>,
         #[command(flatten)]
@@ -65,9 +87,12 @@ enum Command {
     },
     /// Replace text in SKILL.md or a support file (fuzzy matching, as the agent's tool)
     Patch {
+        /// The skill's name
         name: String,
+        /// The text to find (matched as the agent's patch tool matches it)
         #[arg(long, allow_hyphen_values = true)]
         old: String,
+        /// The text to put in its place
         #[arg(long, allow_hyphen_values = true)]
         new: String,
         /// A support file instead of SKILL.md
@@ -79,12 +104,14 @@ enum Command {
     },
     /// Rewrite a skill's SKILL.md
     Edit {
+        /// The skill's name
         name: String,
         #[command(flatten)]
         content: Content,
     },
     /// Delete a skill
     Delete {
+        /// The skill's name
         name: String,
         /// The umbrella skill its content went into
         #[arg(long)]
@@ -92,15 +119,25 @@ enum Command {
     },
     /// Write a support file (references/, templates/, scripts/, assets/)
     WriteFile {
+        /// The skill's name
         name: String,
+        /// The file's path inside the skill (references/…, templates/…, scripts/…, assets/…)
         path: String,
         #[command(flatten)]
         content: Content,
     },
     /// Remove a support file
-    RemoveFile { name: String, path: String },
+    RemoveFile {
+        /// The skill's name
+        name: String,
+        /// The file's path inside the skill
+        path: String,
+    },
     /// JSONL of skill_manage argument objects on stdin; one result object per line
+    #[command(after_help = APPLY_HELP)]
     Apply {
+        /// Who is writing: foreground (a person), background_review or curator (the write
+        /// guards of an autonomous writer apply)
         #[arg(long, default_value = "foreground", value_parser = ["foreground", "background_review", "curator"])]
         origin: String,
         /// Report a bad input line on stderr and go on
@@ -157,7 +194,7 @@ impl Content {
 
 fn main() -> ExitCode {
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let cli = hermes_loop::cli::parse::<Cli>();
         hermes_loop::clock::now()?;
         let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
         let mut out = Output::stdout();

@@ -11,6 +11,7 @@ pub mod output;
 pub mod progress;
 pub mod pyjson;
 pub mod sanitize;
+pub mod table;
 
 use std::path::{Path, PathBuf};
 

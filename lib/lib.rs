@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod alloc;
+pub mod cli;
 pub mod clock;
 pub mod curator;
 pub mod guard;

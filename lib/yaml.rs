@@ -9,7 +9,9 @@
 mod compose;
 mod libyaml;
 mod resolve;
+mod strict;
 mod value;
 
 pub use compose::{Document, Trap, YamlError, load, load_document};
+pub use strict::{StrictIssue, strict_issues};
 pub use value::{Mapping, Value};

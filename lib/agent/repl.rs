@@ -63,8 +63,7 @@ struct Terminal {
 impl Terminal {
     fn new() -> Terminal {
         Terminal {
-            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stderr().is_terminal(),
+            color: crate::io::format::stderr_color(),
             spinner: None,
             at_line_start: true,
         }

@@ -7,12 +7,33 @@ use super::catalogue;
 use super::rule::{Detect, Domain, Rule};
 use crate::skills::lint::{self, LintRule};
 
-/// The explanation of a scanner or lint rule, or `None` for an unknown id.
+/// The explanation of a scanner or lint rule (`list`: every rule), or `None` for an unknown
+/// id.
 pub fn explain(id: &str) -> Option<String> {
+    if id == "list" {
+        return Some(list());
+    }
     if let Some(rule) = catalogue::rule(id) {
         return Some(explain_rule(rule));
     }
     lint::rule(id).map(explain_lint)
+}
+
+/// `--explain list`: every rule id a finding can carry, scanner rules then lint rules, each
+/// with its title, one a line (`id  title`), for `grep` and for picking what to explain.
+pub fn list() -> String {
+    let scanner = catalogue::rules()
+        .iter()
+        .filter(|r| r.report)
+        .map(|r| (r.id, r.title));
+    let lints = lint::RULES.iter().map(|r| (r.id, r.title));
+    let rows: Vec<(&str, &str)> = scanner.chain(lints).collect();
+    let width = rows.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (id, title) in rows {
+        let _ = writeln!(out, "{id:width$}  {title}");
+    }
+    out
 }
 
 /// Rule ids that look like `id` (for the error message of an unknown one).
@@ -152,5 +173,20 @@ mod tests {
         );
         assert!(explain("nope").is_none());
         assert!(similar("curl").contains(&"curl-pipe-shell"));
+    }
+
+    #[test]
+    fn list_names_each_reported_rule_once_and_each_explains() {
+        let list = explain("list").expect("list");
+        let ids: Vec<&str> = list
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let reported = catalogue::rules().iter().filter(|r| r.report).count();
+        assert_eq!(ids.len(), reported + lint::RULES.len());
+        let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        assert!(ids.iter().all(|id| explain(id).is_some()));
+        assert!(list.contains("curl-pipe-shell  ") || list.contains("curl-pipe-shell "));
     }
 }

@@ -110,8 +110,8 @@ fn guard_rule(id: &str) -> Option<Value> {
         "id": rule.id,
         "name": pascal(rule.id),
         "shortDescription": { "text": rule.title },
-        "fullDescription": { "text": rule.why },
-        "help": { "text": format!("{} Run `hermes-skill-scan --explain {}` for details.", capitalize(rule.fix), rule.id) },
+        "fullDescription": { "text": sentence(rule.why) },
+        "help": { "text": format!("{} Run `hermes-skill-scan --explain {}` for details.", sentence(rule.fix), rule.id) },
         "defaultConfiguration": { "level": severity_level(rule.severity) },
         "properties": {
             "tags": ["security", rule.category.as_str()],
@@ -128,8 +128,8 @@ fn lint_rule(id: &str) -> Option<Value> {
         "id": rule.id,
         "name": pascal(rule.id),
         "shortDescription": { "text": rule.title },
-        "fullDescription": { "text": rule.why },
-        "help": { "text": capitalize(rule.hint) },
+        "fullDescription": { "text": sentence(rule.why) },
+        "help": { "text": format!("{} Run `hermes-skill-scan --explain {}` for details.", sentence(rule.hint), rule.id) },
         "defaultConfiguration": { "level": lint_level(level) },
         "properties": { "tags": ["lint", "skill-format"] },
     }))
@@ -210,6 +210,16 @@ fn pascal(id: &str) -> String {
     id.split('-').map(capitalize).collect()
 }
 
+/// A rule's text as a sentence for code-scanning pages, which show it as a paragraph: a
+/// capital first letter and a full stop (the catalogue keeps fragments, for `--explain`).
+fn sentence(text: &str) -> String {
+    let text = capitalize(text.trim());
+    match text.chars().last() {
+        Some('.' | '!' | '?') | None => text,
+        Some(_) => format!("{text}."),
+    }
+}
+
 fn capitalize(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
@@ -221,6 +231,27 @@ fn capitalize(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_help_is_full_sentences() {
+        let rules = catalogue::rules()
+            .iter()
+            .filter(|r| r.report)
+            .filter_map(|r| guard_rule(r.id))
+            .chain(lint::RULES.iter().filter_map(|r| lint_rule(r.id)));
+        for rule in rules {
+            for key in ["fullDescription", "help"] {
+                let text = rule[key]["text"].as_str().unwrap_or_default();
+                let first = text.chars().next().unwrap_or(' ');
+                assert!(
+                    first.is_uppercase() || first == '`',
+                    "{}: {key}: {text}",
+                    rule["id"]
+                );
+                assert!(text.ends_with('.'), "{}: {key}: {text}", rule["id"]);
+            }
+        }
+    }
 
     #[test]
     fn uris() {

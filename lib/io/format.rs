@@ -1,6 +1,7 @@
 //! The output format choice: `--format text|json|jsonl`, text on a terminal, jsonl otherwise.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// What a binary prints on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -26,9 +27,53 @@ impl Format {
     }
 }
 
-/// Whether text written to stdout may carry colour: a terminal, and `NO_COLOR` unset or empty.
+/// `--color`: `auto` colours a terminal when `NO_COLOR` is unset or empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The process's `--color` choice: one flag read once at start, so a global rather than a
+/// parameter threaded through every renderer.
+static COLOR_CHOICE: AtomicU8 = AtomicU8::new(0);
+
+/// Records `--color` for [`stdout_color`] (called once, by [`crate::cli::parse`]).
+pub fn set_color_choice(choice: ColorChoice) {
+    let code = match choice {
+        ColorChoice::Auto => 0,
+        ColorChoice::Always => 1,
+        ColorChoice::Never => 2,
+    };
+    COLOR_CHOICE.store(code, Ordering::Relaxed);
+}
+
+pub fn color_choice() -> ColorChoice {
+    match COLOR_CHOICE.load(Ordering::Relaxed) {
+        1 => ColorChoice::Always,
+        2 => ColorChoice::Never,
+        _ => ColorChoice::Auto,
+    }
+}
+
+/// Whether text written to stdout may carry colour: `--color always`, or with `auto` a
+/// terminal and `NO_COLOR` unset or empty.
 pub fn stdout_color() -> bool {
-    std::io::stdout().is_terminal() && no_color_unset()
+    colored(std::io::stdout().is_terminal())
+}
+
+/// The same rule for stderr (notes, the agent's dim status lines).
+pub fn stderr_color() -> bool {
+    colored(std::io::stderr().is_terminal())
+}
+
+fn colored(terminal: bool) -> bool {
+    match color_choice() {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && no_color_unset(),
+    }
 }
 
 fn no_color_unset() -> bool {

@@ -109,6 +109,7 @@ pub fn findings(findings: &[Finding], repairs: &[Repair]) -> String {
 }
 
 pub fn stats(s: &Stats) -> String {
+    use crate::io::table::{self, thousands};
     let mut out = format!(
         "{}\n  file {} + wal {} ({} pages of {} B, {} free), journal {}, schema v{}\n",
         s.path.display(),
@@ -122,12 +123,16 @@ pub fn stats(s: &Stats) -> String {
     );
     out.push_str(&format!(
         "  {} sessions, {} messages ({} inactive)\n\nsource            sessions   messages\n",
-        s.sessions, s.messages, s.inactive_messages
+        thousands(s.sessions),
+        thousands(s.messages),
+        thousands(s.inactive_messages)
     ));
     for src in &s.sources {
         out.push_str(&format!(
-            "  {:<15} {:>8} {:>10}\n",
-            src.source, src.sessions, src.messages
+            "  {} {:>8} {:>10}\n",
+            table::pad(&src.source, 15),
+            thousands(src.sessions),
+            thousands(src.messages)
         ));
     }
     out.push_str("\nfull-text index         bytes\n");

@@ -19,6 +19,7 @@ use crate::io::jsonl::Records;
 use crate::io::output::Output;
 use crate::io::pyjson::tool_result;
 use crate::io::sanitize::for_terminal;
+use crate::io::table;
 
 /// Where and how a command prints: stdout, the format, and the binary's name for messages.
 pub struct Ui<'a> {
@@ -117,6 +118,12 @@ fn print_table(rows: &[Json], all: bool, out: &mut Output) -> anyhow::Result<()>
             Some(other) => shown(&other.to_string()),
         }
     };
+    let count = |row: &Json, key: &str| -> String {
+        match row.get(key).and_then(Json::as_i64) {
+            Some(n) => table::thousands(n),
+            None => text(row, key),
+        }
+    };
     let header = ["NAME", "CATEGORY", "SOURCE", "STATE", "USES", "VIEWS"];
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -130,22 +137,22 @@ fn print_table(rows: &[Json], all: bool, out: &mut Output) -> anyhow::Result<()>
                 text(r, "category"),
                 text(r, "source"),
                 state,
-                text(r, "use_count"),
-                text(r, "view_count"),
+                count(r, "use_count"),
+                count(r, "view_count"),
             ]
         })
         .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in &cells {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(table::width(cell));
         }
     }
     let pad = |cells: &[String]| -> String {
         cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w.saturating_sub(c.chars().count()))))
+            .map(|(c, w)| table::pad(c, *w))
             .collect::<Vec<_>>()
             .join("  ")
     };

@@ -24,10 +24,16 @@ pub const LIST_DESCRIPTION_CHARS: usize = 1024;
 pub static HERMES_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9._-]*$").expect("static regex"));
 
-/// The agentskills.io rule: lowercase letters, digits and single hyphens, no leading or
-/// trailing hyphen.
+/// The agentskills.io rule: letters, digits and single hyphens, no leading or trailing
+/// hyphen. Letters are any script's, as the format's reference validator allows (`数据-分析`);
+/// that they are lowercase is checked beside the pattern ([`agentskills_name_ok`]).
 pub static AGENTSKILLS_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9]+(?:-[a-z0-9]+)*$").expect("static regex"));
+    LazyLock::new(|| Regex::new(r"^[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*$").expect("static regex"));
+
+/// A name the agentskills.io format accepts: the pattern, and no uppercase letter.
+pub fn agentskills_name_ok(name: &str) -> bool {
+    AGENTSKILLS_NAME.is_match(name) && !name.chars().any(char::is_uppercase)
+}
 
 /// The support directories of a skill, where `skill_manage` may write files.
 pub const SUPPORT_DIRS: [&str; 4] = ["assets", "references", "scripts", "templates"];
@@ -68,5 +74,9 @@ mod tests {
         assert!(AGENTSKILLS_NAME.is_match("pdf-tools"));
         assert!(!AGENTSKILLS_NAME.is_match("pdf--tools"));
         assert!(!AGENTSKILLS_NAME.is_match("pdf_tools"));
+        assert!(agentskills_name_ok("数据-分析"));
+        assert!(agentskills_name_ok("café-tools"));
+        assert!(!agentskills_name_ok("Pdf-tools"));
+        assert!(!agentskills_name_ok("-pdf"));
     }
 }

@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::frontmatter::{self, Status};
 use super::limits::{
-    self, AGENTSKILLS_NAME, HERMES_NAME, LIST_PREFIX_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS,
-    MAX_SKILL_CHARS, MAX_SUPPORT_FILE_BYTES, PROMPT_DESCRIPTION_CHARS,
+    self, HERMES_NAME, LIST_PREFIX_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_SKILL_CHARS,
+    MAX_SUPPORT_FILE_BYTES, PROMPT_DESCRIPTION_CHARS,
 };
 use crate::yaml::Value;
 
@@ -247,10 +247,11 @@ pub const RULES: &[LintRule] = &[
         "Hermes reads frontmatter as YAML 1.1, where yes/no/on/off are booleans, 0755 is octal and 1:30 is a number; other tools (YAML 1.2) read the text",
         "quote the value",
     ),
+    // Warning in agentskills: the format's validator does not look at the body.
     r(
         "body-missing",
         Some(E),
-        Some(E),
+        Some(W),
         "no instructions after the frontmatter",
         "a skill with an empty body gives the agent nothing to follow; skill_manage refuses it",
         "write the procedure below the frontmatter",
@@ -279,10 +280,12 @@ pub const RULES: &[LintRule] = &[
         "skill_manage refuses to write support files over 1 MiB, so the agent cannot update this one",
         "split the file or move the data out of the skill",
     ),
+    // Warning in agentskills: the format's reference validator does not follow links, and a
+    // profile named after the format agrees with it (docs/decisions.md, issue 18 part B).
     r(
         "broken-link",
         Some(E),
-        Some(E),
+        Some(W),
         "link to a missing file",
         "the skill links to a file of its own that does not exist; the agent will fail to open it",
         "add the file or fix the link",
@@ -290,10 +293,18 @@ pub const RULES: &[LintRule] = &[
     r(
         "unknown-key",
         Some(W),
-        Some(W),
+        Some(E),
         "unknown frontmatter key",
-        "the key is not read by the profile's loader (in the hermes profile, only likely misspellings are reported)",
+        "the key is not read by the profile's loader (in the hermes profile, only likely misspellings are reported); the agentskills.io reference validator rejects a skill with any key outside its six",
         "remove the key, fix its spelling, or move it under metadata",
+    ),
+    r(
+        "frontmatter-not-strict-yaml",
+        None,
+        Some(E),
+        "YAML the format's validator refuses",
+        "the agentskills.io reference validator (skills-ref) reads frontmatter with StrictYAML, which refuses flow-style lists and mappings ([a, b], {a: 1}), anchors, aliases and tags, so `agentskills validate` fails the skill although Hermes reads it",
+        "write lists as `- item` lines and mappings as `key: value` lines; drop anchors, aliases and tags",
     ),
     r(
         "metadata-not-mapping",
@@ -468,6 +479,21 @@ pub fn lint_text(
             }
         }
     }
+    if profile == Profile::Agentskills
+        && matches!(fm.status, Status::Parsed | Status::NotMapping(_))
+        && let Some(found) = frontmatter::fences(text)
+    {
+        for issue in crate::yaml::strict_issues(found.yaml) {
+            add(
+                "frontmatter-not-strict-yaml",
+                issue.line + 1,
+                format!(
+                    "{} (StrictYAML, which the format's validator uses, refuses it)",
+                    issue.what
+                ),
+            );
+        }
+    }
     for trap in &fm.traps {
         add(
             "yaml11-trap",
@@ -529,7 +555,7 @@ fn check_fields(
             let at = line("name");
             let valid = match profile {
                 Profile::Hermes => HERMES_NAME.is_match(name),
-                Profile::Agentskills => AGENTSKILLS_NAME.is_match(name),
+                Profile::Agentskills => limits::agentskills_name_ok(name),
             };
             if !valid {
                 add(
@@ -996,9 +1022,19 @@ mod tests {
                 ("broken-link", Level::Error, 12),
             ]
         );
-        let strict = lint(text, "x", Profile::Agentskills);
-        assert!(strict.contains(&("unknown-key", Level::Warning, 5)));
-        assert!(strict.contains(&("unknown-key", Level::Warning, 6)));
+        // The format's validator rejects unknown keys and StrictYAML's refusals, and does not
+        // follow links.
+        assert_eq!(
+            lint(text, "x", Profile::Agentskills),
+            vec![
+                ("unknown-key", Level::Error, 3),
+                ("unknown-key", Level::Error, 5),
+                ("unknown-key", Level::Error, 6),
+                ("frontmatter-not-strict-yaml", Level::Error, 5),
+                ("broken-link", Level::Warning, 8),
+                ("broken-link", Level::Warning, 12),
+            ]
+        );
     }
 
     #[test]

@@ -57,11 +57,15 @@ pub(crate) enum EventData {
     SequenceStart {
         anchor: Option<String>,
         tag: Option<String>,
+        /// Written `[a, b]` rather than as a block of `- a` lines.
+        flow: bool,
     },
     SequenceEnd,
     MappingStart {
         anchor: Option<String>,
         tag: Option<String>,
+        /// Written `{a: 1}` rather than as a block of `a: 1` lines.
+        flow: bool,
     },
     MappingEnd,
 }
@@ -193,11 +197,13 @@ unsafe fn convert(event: &unsafe_sys::yaml_event_t) -> Event {
             unsafe_sys::YAML_SEQUENCE_START_EVENT => EventData::SequenceStart {
                 anchor: c_text(event.data.sequence_start.anchor.cast()),
                 tag: c_text(event.data.sequence_start.tag.cast()),
+                flow: event.data.sequence_start.style == unsafe_sys::YAML_FLOW_SEQUENCE_STYLE,
             },
             unsafe_sys::YAML_SEQUENCE_END_EVENT => EventData::SequenceEnd,
             unsafe_sys::YAML_MAPPING_START_EVENT => EventData::MappingStart {
                 anchor: c_text(event.data.mapping_start.anchor.cast()),
                 tag: c_text(event.data.mapping_start.tag.cast()),
+                flow: event.data.mapping_start.style == unsafe_sys::YAML_FLOW_MAPPING_STYLE,
             },
             unsafe_sys::YAML_MAPPING_END_EVENT => EventData::MappingEnd,
             _ => EventData::StreamEnd,
