@@ -451,10 +451,7 @@ fn provenance(bundle: &Bundle, outcome: &Outcome, full: &str, now: jiff::Timesta
         .collect();
     rules.sort_unstable();
     rules.dedup();
-    let source_url = ["source_url", "url", "endpoint"]
-        .iter()
-        .find_map(|k| bundle.metadata.get(*k).and_then(Value::as_str))
-        .unwrap_or_default();
+    let source_url = source_url(bundle);
     json!({
         "source": bundle.identifier,
         "source_url": source_url,
@@ -468,6 +465,29 @@ fn provenance(bundle: &Bundle, outcome: &Outcome, full: &str, now: jiff::Timesta
         "summary": summary(&outcome.name, report),
         "fresh": true,
     })
+}
+
+/// The provenance URL Python records (`source_url_for_bundle`): the bundle's `source_url` or
+/// `url`, else the GitHub tree URL, else the identifier.
+fn source_url(bundle: &Bundle) -> String {
+    if let Some(url) = ["source_url", "url"]
+        .iter()
+        .find_map(|k| bundle.metadata.get(*k).and_then(Value::as_str))
+        .filter(|u| !u.is_empty())
+    {
+        return url.to_string();
+    }
+    if bundle.source == "github" {
+        let parts: Vec<&str> = bundle.identifier.splitn(3, '/').collect();
+        if parts.len() >= 2 {
+            let suffix = parts
+                .get(2)
+                .map(|p| format!("/tree/main/{p}"))
+                .unwrap_or_default();
+            return format!("https://github.com/{}/{}{suffix}", parts[0], parts[1]);
+        }
+    }
+    bundle.identifier.clone()
 }
 
 /// Python's scan summary line.
