@@ -793,3 +793,38 @@ fn installs_from_a_tap_by_bare_name_and_audits_it() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn a_host_name_is_checked_by_its_addresses() {
+    let server = HubServer::start();
+    server.text("/s/md-tables/SKILL.md", SAFE);
+    let by_name = server
+        .url("/s/md-tables/SKILL.md")
+        .replace("127.0.0.1", "localhost");
+    let home = TempHome::new();
+    // Only 127.0.0.1:<port> is allowed: `localhost` resolves to loopback and is refused.
+    let out = hub(&home, &[&server], &["install", &by_name])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    let stderr = String::from_utf8_lossy(&out);
+    assert!(
+        stderr.starts_with(&format!(
+            "hermes-skills: refusing {by_name}: localhost is a loopback"
+        )),
+        "{stderr}"
+    );
+    // Allowed, the request goes to the address that was checked.
+    hub(
+        &home,
+        &[&server],
+        &["install", &by_name, "--format", "jsonl"],
+    )
+    .env("HERMES_HUB_ALLOW_PRIVATE", "1")
+    .assert()
+    .success();
+    assert_eq!(home.read("skills/md-tables/SKILL.md"), SAFE);
+    assert_eq!(lock(&home)["installed"]["md-tables"]["source"], "url");
+}

@@ -7,8 +7,10 @@
 //! always. It follows at most five redirects by hand; ends after a
 //! timeout; and stops reading a body past a size cap.
 
+use std::collections::HashMap;
 use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::Url;
@@ -27,6 +29,10 @@ const BLOCKED_HOSTS: [&str; 2] = ["metadata.google.internal", "metadata.goog"];
 #[derive(Clone)]
 pub struct Net {
     client: reqwest::blocking::Client,
+    /// One client per host name, pinned to the addresses that passed the check, so the
+    /// connection goes where the check looked (no DNS rebinding between check and connect).
+    pinned: Arc<Mutex<HashMap<String, reqwest::blocking::Client>>>,
+    timeout: Duration,
     allow_private: AllowPrivate,
     max_bytes: u64,
 }
@@ -112,23 +118,31 @@ impl Net {
         allow_private: AllowPrivate,
         max_bytes: u64,
     ) -> Result<Net, HubError> {
-        // The same reqwest + rustls setup as the chat client (lib/llm/http.rs), but redirects
-        // are ours to follow so each hop can be checked.
-        let client = reqwest::blocking::Client::builder()
-            .connect_timeout(timeout)
-            .timeout(timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("hermes-loop/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| HubError::Network {
-                url: String::new(),
-                detail: e.to_string(),
-            })?;
         Ok(Net {
-            client,
+            client: build(timeout, None)?,
+            pinned: Arc::new(Mutex::new(HashMap::new())),
+            timeout,
             allow_private,
             max_bytes,
         })
+    }
+
+    /// The client for `url`: the shared one for an IP literal, else the host's pinned one.
+    fn client_for(
+        &self,
+        url: &Url,
+        addrs: Option<Vec<SocketAddr>>,
+    ) -> Result<reqwest::blocking::Client, HubError> {
+        let (Some(host), Some(addrs)) = (url.host_str(), addrs) else {
+            return Ok(self.client.clone());
+        };
+        let mut pinned = self.pinned.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = pinned.get(host) {
+            return Ok(client.clone());
+        }
+        let client = build(self.timeout, Some((host, &addrs)))?;
+        pinned.insert(host.to_string(), client.clone());
+        Ok(client)
     }
 
     pub fn max_bytes(&self) -> u64 {
@@ -140,8 +154,9 @@ impl Net {
         let mut current =
             Url::parse(url).map_err(|e| HubError::invalid(format!("{url}: not a URL ({e})")))?;
         for _ in 0..=MAX_REDIRECTS {
-            self.check(&current)?;
-            let mut request = self.client.get(current.clone());
+            let addrs = self.check(&current)?;
+            let client = self.client_for(&current, addrs)?;
+            let mut request = client.get(current.clone());
             for (name, value) in headers {
                 request = request.header(*name, value);
             }
@@ -201,8 +216,9 @@ impl Net {
         })
     }
 
-    /// The SSRF guard for one URL.
-    fn check(&self, url: &Url) -> Result<(), HubError> {
+    /// The SSRF guard for one URL; for a host name, the addresses it resolved to (each one
+    /// checked).
+    fn check(&self, url: &Url) -> Result<Option<Vec<SocketAddr>>, HubError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(HubError::refused(format!(
                 "refusing {url}: only http and https URLs are fetched"
@@ -217,25 +233,47 @@ impl Net {
             return Err(private(url, host, "cloud metadata"));
         }
         let port = url.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<IpAddr> = match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => (bare, port)
-                .to_socket_addrs()
-                .map_err(|e| HubError::Network {
-                    url: url.to_string(),
-                    detail: format!("cannot resolve {host}: {e}"),
-                })?
-                .map(|a| a.ip())
-                .collect(),
+        let (ips, resolved): (Vec<IpAddr>, Option<Vec<SocketAddr>>) = match bare.parse::<IpAddr>() {
+            Ok(ip) => (vec![ip], None),
+            Err(_) => {
+                let addrs: Vec<SocketAddr> = (bare, port)
+                    .to_socket_addrs()
+                    .map_err(|e| HubError::Network {
+                        url: url.to_string(),
+                        detail: format!("cannot resolve {host}: {e}"),
+                    })?
+                    .collect();
+                (addrs.iter().map(SocketAddr::ip).collect(), Some(addrs))
+            }
         };
         let allowed = self.allow_private.allows(url);
-        for ip in addrs {
+        for ip in ips {
             if is_metadata(ip) || (!allowed && is_internal(ip)) {
                 return Err(private(url, host, &ip.to_string()));
             }
         }
-        Ok(())
+        Ok(resolved)
     }
+}
+
+/// The reqwest + rustls blocking client the project uses (as lib/llm/http.rs builds it),
+/// with redirects left to us so each hop is checked; `pin` fixes a host's addresses.
+fn build(
+    timeout: Duration,
+    pin: Option<(&str, &[SocketAddr])>,
+) -> Result<reqwest::blocking::Client, HubError> {
+    let mut builder = reqwest::blocking::Client::builder()
+        .connect_timeout(timeout)
+        .timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("hermes-loop/", env!("CARGO_PKG_VERSION")));
+    if let Some((host, addrs)) = pin {
+        builder = builder.resolve_to_addrs(host, addrs);
+    }
+    builder.build().map_err(|e| HubError::Network {
+        url: String::new(),
+        detail: e.to_string(),
+    })
 }
 
 fn private(url: &Url, host: &str, ip: &str) -> HubError {
@@ -336,6 +374,9 @@ mod tests {
             panic!("client")
         };
         let err = net.get("http://127.0.0.1:9/x", &[]);
+        assert!(matches!(err, Err(HubError::Private { .. })), "{err:?}");
+        // A name is resolved and its addresses checked.
+        let err = net.get("http://localhost:9/x", &[]);
         assert!(matches!(err, Err(HubError::Private { .. })), "{err:?}");
         let err = net.get("file:///etc/passwd", &[]);
         assert!(matches!(err, Err(HubError::Refused(_))), "{err:?}");
