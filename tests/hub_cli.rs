@@ -828,3 +828,29 @@ fn a_host_name_is_checked_by_its_addresses() {
     assert_eq!(home.read("skills/md-tables/SKILL.md"), SAFE);
     assert_eq!(lock(&home)["installed"]["md-tables"]["source"], "url");
 }
+
+#[test]
+fn help_lists_the_hub_commands_with_examples() {
+    let out = support::bin("hermes-skills", std::path::Path::new("/nonexistent"))
+        .args(["hub", "--help"])
+        .output()
+        .expect("run");
+    let help = String::from_utf8(out.stdout).expect("utf8");
+    for command in [
+        "search",
+        "install",
+        "inspect",
+        "uninstall",
+        "check",
+        "update",
+        "audit",
+    ] {
+        assert!(
+            help.contains(&format!("  {command}")),
+            "{command} missing from:\n{help}"
+        );
+    }
+    assert!(help.contains("hermes-skills hub search pdf --format jsonl | jq"));
+    assert!(help.contains("HERMES_HUB_ALLOW_PRIVATE=1"));
+    assert!(help.contains("Exit codes: 0 done; 1 refused"));
+}

@@ -111,11 +111,11 @@ fn execute(
             limit,
             timeout,
         } => {
-            let hub = Hub::open(home, &source)?;
             let timeout = timeout
                 .filter(|t| t.is_finite() && *t > 0.0)
-                .map(Duration::from_secs_f64)
-                .unwrap_or(hub.config.timeout);
+                .map(|t| Duration::from_secs_f64(t.min(600.0)));
+            let hub = Hub::open_with(home, &source, timeout)?;
+            let timeout = hub.config.timeout;
             let outcome = search::search(&hub.sources, &query, limit, timeout);
             print_search(&outcome, format, out)?;
             Ok(if !outcome.results.is_empty() {
@@ -517,7 +517,7 @@ fn print_install(outcome: &Outcome, format: Format, out: &mut Output) -> anyhow:
         }
         Format::Json => {
             let mut record = record;
-            record["findings"] = Value::Array(
+            record["details"] = Value::Array(
                 outcome
                     .report
                     .findings

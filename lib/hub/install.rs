@@ -37,7 +37,19 @@ pub struct Hub {
 impl Hub {
     /// The hub with the sources `filter` keeps (`all`, a kind, or a source name).
     pub fn open(home: Home, filter: &str) -> Result<Hub, HubError> {
-        let config = HubConfig::load(&home).map_err(HubError::Invalid)?;
+        Hub::open_with(home, filter, None)
+    }
+
+    /// As [`Hub::open`], with a timeout other than `hub.timeout`.
+    pub fn open_with(
+        home: Home,
+        filter: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Hub, HubError> {
+        let mut config = HubConfig::load(&home).map_err(HubError::Invalid)?;
+        if let Some(t) = timeout {
+            config.timeout = t;
+        }
         let net = Net::new(config.timeout)?;
         let sources = search::sources(&config, &net, filter)?;
         Ok(Hub {
