@@ -485,6 +485,17 @@ fn targz(entries: &[(&str, &[u8], tar::EntryType)]) -> Vec<u8> {
     gz.finish().expect("gz")
 }
 
+fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, data) in entries {
+        writer
+            .start_file(*path, zip::write::SimpleFileOptions::default())
+            .expect("zip entry");
+        std::io::Write::write_all(&mut writer, data).expect("zip data");
+    }
+    writer.finish().expect("zip").into_inner()
+}
+
 #[test]
 fn archives_install_when_safe_and_are_refused_when_hostile() {
     use tar::EntryType::{Regular, Symlink};
@@ -517,6 +528,28 @@ fn archives_install_when_safe_and_are_refused_when_hostile() {
     server.set(
         "/dl/broken.tar.gz",
         Route::ok(gz, b"\x1f\x8bnot really gzip".to_vec()),
+    );
+    let z = "application/zip";
+    server.set(
+        "/dl/zip-slip.zip",
+        Route::ok(
+            z,
+            zip(&[("SKILL.md", SAFE.as_bytes()), ("../../evil.sh", b"x")]),
+        ),
+    );
+    server.set(
+        "/dl/broken.zip",
+        Route::ok(z, b"PK\x03\x04 truncated".to_vec()),
+    );
+    server.set(
+        "/dl/pdf-fill.zip",
+        Route::ok(
+            z,
+            zip(&[(
+                "pdf-fill/SKILL.md",
+                b"---\nname: pdf-fill\ndescription: Fills forms.\n---\nbody\n",
+            )]),
+        ),
     );
     let zeros = vec![0u8; 40 << 20];
     server.set(
@@ -556,6 +589,12 @@ fn archives_install_when_safe_and_are_refused_when_hostile() {
             "archive member \"SKILL.md\" is a link; links are refused",
         ),
         ("/dl/broken.tar.gz", 2, "malformed archive"),
+        (
+            "/dl/zip-slip.zip",
+            1,
+            "archive member \"../../evil.sh\" escapes the skill folder",
+        ),
+        ("/dl/broken.zip", 2, "malformed archive"),
         (
             "/dl/bomb.tar.gz",
             1,
