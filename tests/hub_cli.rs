@@ -831,6 +831,22 @@ fn installs_from_a_tap_by_bare_name_and_audits_it() {
     hub(&home, &[&server], &["audit", "--format", "jsonl"])
         .assert()
         .code(1);
+    // A skill that is gone is reported; the run says something failed.
+    std::fs::remove_dir_all(home.path().join("skills/md-tables")).expect("remove");
+    let out = hub(&home, &[&server], &["audit", "--format", "jsonl"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stdout
+        .clone();
+    let missing = home.path().join("skills/md-tables");
+    assert_eq!(
+        lines(&out),
+        [
+            json!({"type": "audit", "name": "md-tables", "identifier": "tap:tap/docs/md-tables",
+                "error": format!("{} is missing", missing.display())})
+        ]
+    );
 }
 
 #[test]

@@ -322,8 +322,24 @@ fn execute(
             let hub = Hub::open(home, "all")?;
             let rows = maintain::audit(&hub, name.as_deref())?;
             let mut blocked = false;
+            let mut failed = false;
             let mut records = Vec::new();
-            for (name, identifier, report) in &rows {
+            for row in &rows {
+                let (name, identifier) = (&row.name, &row.identifier);
+                let report = match &row.scan {
+                    Ok(report) => report,
+                    Err(e) => {
+                        failed = true;
+                        let record = json!({"type": "audit", "name": name,
+                            "identifier": identifier, "error": e.to_string()});
+                        match format {
+                            Format::Jsonl => out.jsonl(&record)?,
+                            Format::Json => records.push(record),
+                            Format::Text => out.line(&format!("{name}: cannot audit: {e}"))?,
+                        }
+                        continue;
+                    }
+                };
                 let install = report.install();
                 blocked |= install == crate::guard::Install::Block;
                 let record = json!({
@@ -353,7 +369,9 @@ fn execute(
             if format == Format::Json {
                 out.json(&records)?;
             }
-            Ok(if blocked {
+            Ok(if failed {
+                Exit::PartialFailure
+            } else if blocked {
                 Exit::Negative
             } else {
                 Exit::Success

@@ -528,3 +528,44 @@ pub fn parse_trust(text: &str) -> Trust {
         _ => Trust::Community,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_paths_stay_inside_the_root_and_off_symlinks() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let skills = dir.path().join("skills");
+        let outside = dir.path().join("outside");
+        for d in [&skills, &outside] {
+            std::fs::create_dir_all(d).unwrap_or_default();
+        }
+        assert_eq!(
+            resolve_target(&skills, "docs/x", "x").ok(),
+            Some(skills.join("docs/x"))
+        );
+        std::os::unix::fs::symlink(&outside, skills.join("linked")).unwrap_or_default();
+        assert!(matches!(
+            resolve_target(&skills, "linked/x", "x"),
+            Err(HubError::Refused(_))
+        ));
+        assert!(resolve_target(&skills, "../x", "x").is_err());
+        assert!(resolve_target(&skills, "docs/y", "x").is_err());
+    }
+
+    #[test]
+    fn trust_names_round_trip() {
+        for t in [
+            Trust::Builtin,
+            Trust::Trusted,
+            Trust::Community,
+            Trust::AgentCreated,
+        ] {
+            assert_eq!(parse_trust(t.as_str()), t);
+        }
+        assert_eq!(parse_trust("nonsense"), Trust::Community);
+    }
+}

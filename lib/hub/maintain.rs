@@ -161,30 +161,39 @@ pub fn update(
     Ok(out)
 }
 
-/// Rescans installed skills at the trust level their lock entry records.
-pub fn audit(
-    hub: &Hub,
-    name: Option<&str>,
-) -> Result<Vec<(String, String, SkillReport)>, HubError> {
+/// One installed skill as `audit` saw it: its scan, or why it could not be scanned.
+pub struct AuditRow {
+    pub name: String,
+    pub identifier: String,
+    pub scan: Result<SkillReport, HubError>,
+}
+
+/// Rescans installed skills at the trust level their lock entry records; a skill that is
+/// missing or whose install path is unsafe is reported and the others are still scanned.
+pub fn audit(hub: &Hub, name: Option<&str>) -> Result<Vec<AuditRow>, HubError> {
     let mut out = Vec::new();
     for (name, entry) in selected(hub, name)? {
         let trust = install::parse_trust(&field(&entry, "trust_level"));
-        let dir = lock::normalize_install_path(&field(&entry, "install_path"), &name)
-            .and_then(|p| install::resolve_target(&hub.home.skills_dir(), &p, &name))?;
-        if !dir.is_dir() {
-            return Err(HubError::NotFound(format!(
-                "{name}: {} is missing",
-                dir.display()
-            )));
-        }
-        let report = guard::scan_skill(
-            &dir,
-            &ScanOptions {
-                trust,
-                ..ScanOptions::default()
-            },
-        );
-        out.push((name, field(&entry, "identifier"), report));
+        let scan = lock::normalize_install_path(&field(&entry, "install_path"), &name)
+            .and_then(|p| install::resolve_target(&hub.home.skills_dir(), &p, &name))
+            .and_then(|dir| {
+                if dir.is_dir() {
+                    Ok(guard::scan_skill(
+                        &dir,
+                        &ScanOptions {
+                            trust,
+                            ..ScanOptions::default()
+                        },
+                    ))
+                } else {
+                    Err(HubError::NotFound(format!("{} is missing", dir.display())))
+                }
+            });
+        out.push(AuditRow {
+            name,
+            identifier: field(&entry, "identifier"),
+            scan,
+        });
     }
     Ok(out)
 }
