@@ -333,6 +333,15 @@ fn installs_from_github_with_the_token_and_trusts_repositories_case_insensitivel
     let server = HubServer::start();
     let files: [(&str, &str); 2] = [("SKILL.md", SAFE), ("scripts/fmt.py", "print('hi')\n")];
     server.github_skill("nvidia/skills", "skills/md-tables", &files);
+    // A passing 502 is retried.
+    let skill_md = "/repos/nvidia/skills/contents/skills/md-tables/SKILL.md";
+    server.set(
+        skill_md,
+        Route::Then(
+            Box::new(Route::status(502, &[], "bad gateway")),
+            Box::new(Route::ok("text/plain", SAFE)),
+        ),
+    );
     let home = TempHome::new();
     let out = hub(
         &home,
@@ -382,6 +391,7 @@ fn installs_from_github_with_the_token_and_trusts_repositories_case_insensitivel
     assert_eq!(
         raw,
         [
+            "/repos/nvidia/skills/contents/skills/md-tables/SKILL.md",
             "/repos/nvidia/skills/contents/skills/md-tables/SKILL.md",
             "/repos/nvidia/skills/contents/skills/md-tables/scripts/fmt.py"
         ]

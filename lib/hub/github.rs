@@ -57,9 +57,22 @@ impl GitHubSource {
         )
     }
 
-    /// GET with the rate-limit check; 404 is `Ok(None)`.
+    /// GET with the rate-limit check; 404 is `Ok(None)`. A 5xx answer or a dropped
+    /// connection is tried twice more (250 ms, then 500 ms later), as Hermes retries.
     fn call(&self, url: &str, raw: bool) -> Result<Option<Response>, HubError> {
-        let response = self.net.get(url, &self.headers(raw))?;
+        let mut pause = std::time::Duration::from_millis(250);
+        let mut attempt = 0;
+        let response = loop {
+            attempt += 1;
+            match self.net.get(url, &self.headers(raw)) {
+                Ok(r) if r.status >= 500 && attempt < 3 => {}
+                Ok(r) => break r,
+                Err(HubError::Network { .. }) if attempt < 3 => {}
+                Err(e) => return Err(e),
+            }
+            std::thread::sleep(pause);
+            pause *= 2;
+        };
         if matches!(response.status, 403 | 429)
             && (response.header("x-ratelimit-remaining") == Some("0") || response.status == 429)
         {

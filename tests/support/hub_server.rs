@@ -27,6 +27,8 @@ pub enum Route {
     Delay(Duration, Box<Route>),
     /// Accepts and never answers.
     Hang,
+    /// The first route once, then the second for every later request.
+    Then(Box<Route>, Box<Route>),
 }
 
 impl Route {
@@ -242,7 +244,16 @@ fn serve(
         path: path.clone(),
         headers,
     });
-    let route = routes.lock().expect("routes").get(&path).cloned();
+    let route = {
+        let mut table = routes.lock().expect("routes");
+        match table.get(&path).cloned() {
+            Some(Route::Then(first, rest)) => {
+                table.insert(path.clone(), *rest);
+                Some(*first)
+            }
+            other => other,
+        }
+    };
     let mut route = route.unwrap_or_else(|| Route::status(404, &[], "{\"message\":\"Not Found\"}"));
     loop {
         match route {
@@ -250,6 +261,7 @@ fn serve(
                 std::thread::sleep(wait);
                 route = *inner;
             }
+            Route::Then(first, _) => route = *first,
             Route::Hang => {
                 while !stop.load(Ordering::SeqCst) {
                     std::thread::sleep(Duration::from_millis(20));
