@@ -16,6 +16,8 @@ pub enum HubError {
     },
     #[error("{url}: {detail}")]
     Network { url: String, detail: String },
+    #[error("{url}: no answer within the timeout")]
+    TimedOut { url: String },
     #[error("{url}: HTTP {status}")]
     Status { url: String, status: u16 },
     #[error("GitHub API rate limit reached{reset}; set GITHUB_TOKEN for a higher limit")]

@@ -160,10 +160,7 @@ impl Net {
             for (name, value) in headers {
                 request = request.header(*name, value);
             }
-            let response = request.send().map_err(|e| HubError::Network {
-                url: current.to_string(),
-                detail: describe(&e),
-            })?;
+            let response = request.send().map_err(|e| failure(&current, &e))?;
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let location = response
@@ -193,9 +190,19 @@ impl Net {
             response
                 .take(self.max_bytes + 1)
                 .read_to_end(&mut body)
-                .map_err(|e| HubError::Network {
-                    url: final_url.clone(),
-                    detail: e.to_string(),
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::TimedOut
+                        || e.to_string().contains("timed out")
+                    {
+                        HubError::TimedOut {
+                            url: final_url.clone(),
+                        }
+                    } else {
+                        HubError::Network {
+                            url: final_url.clone(),
+                            detail: e.to_string(),
+                        }
+                    }
                 })?;
             if body.len() as u64 > self.max_bytes {
                 return Err(HubError::TooLarge {
@@ -284,11 +291,20 @@ fn private(url: &Url, host: &str, ip: &str) -> HubError {
     }
 }
 
-/// The error and its causes, on one line.
-fn describe(e: &reqwest::Error) -> String {
+/// A failed request: timed out, or the error and its causes on one line.
+fn failure(url: &Url, e: &reqwest::Error) -> HubError {
     if e.is_timeout() {
-        return "timed out".into();
+        return HubError::TimedOut {
+            url: url.to_string(),
+        };
     }
+    HubError::Network {
+        url: url.to_string(),
+        detail: describe(e),
+    }
+}
+
+fn describe(e: &reqwest::Error) -> String {
     let mut parts = vec![e.to_string()];
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -152,17 +152,19 @@ pub fn search(
                     error: None,
                 }
             }
+            // A request that hit its own timeout (the same length as the deadline) is the
+            // same event as the deadline passing; report it the same way.
+            Some(Err(HubError::TimedOut { .. })) | None => SourceReport {
+                source: source.name(),
+                status: "timeout",
+                results: 0,
+                error: Some(format!("no answer within {:.1} s", timeout.as_secs_f64())),
+            },
             Some(Err(e)) => SourceReport {
                 source: source.name(),
                 status: "error",
                 results: 0,
                 error: Some(e.to_string()),
-            },
-            None => SourceReport {
-                source: source.name(),
-                status: "timeout",
-                results: 0,
-                error: Some(format!("no answer within {:.1} s", timeout.as_secs_f64())),
             },
         };
         reports.push(report);
