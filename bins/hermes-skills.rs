@@ -144,6 +144,9 @@ enum Command {
         #[arg(long)]
         keep_going: bool,
     },
+    /// The skills hub: search, install, inspect, uninstall, check, update, audit
+    #[command(subcommand, after_help = hermes_loop::hub::cli::HUB_HELP)]
+    Hub(hermes_loop::hub::cli::HubCommand),
     /// The skills block of the system prompt
     PromptIndex {
         /// The agent's tools (comma-separated), for skills' conditions
@@ -247,6 +250,9 @@ fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit
                 compact_categories: compact.into_iter().collect(),
             };
             command::prompt_index(lib, &options, ui)
+        }
+        Command::Hub(hub) => {
+            hermes_loop::hub::cli::run(lib.home.clone(), hub, ui.format, ui.out, BIN)
         }
         write => command::manage(lib, &write.into_args()?, scanner, ui),
     }

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod curator;
 pub mod guard;
 pub mod home;
+pub mod hub;
 pub mod io;
 pub mod judge;
 pub mod llm;

@@ -6,6 +6,7 @@ pub mod chat;
 pub mod chat_server;
 pub mod curate;
 pub mod guard;
+pub mod hub_server;
 pub mod memory;
 pub mod pg;
 pub mod recall;

@@ -1,0 +1,245 @@
+//! Unpacking a downloaded skill archive (`.tar.gz` or `.zip`) into memory, never onto the
+//! disk as it is read: a member whose path leaves the skill, any link, device or FIFO, too many files
+//! or too many bytes (counted after decompression, so a gzip bomb stops early) refuses the
+//! whole archive.
+
+use std::io::Read;
+
+use super::HubError;
+use super::bundle::{self, MAX_FILES, MAX_TOTAL_BYTES};
+
+/// The files of a `.tar.gz`, paths normalised. When every file sits under one top folder
+/// and there is no `SKILL.md` at the root, that folder is stripped (GitHub-style tarballs).
+pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubError> {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        return unpack_zip(bytes, what).map(strip_top_folder);
+    }
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Err(HubError::invalid(format!("{what}: not a gzip archive")));
+    }
+    let gz = flate2::read::GzDecoder::new(bytes).take(MAX_TOTAL_BYTES + (1 << 20));
+    let mut archive = tar::Archive::new(gz);
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut total: u64 = 0;
+    let entries = archive
+        .entries()
+        .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
+    for entry in entries {
+        let mut entry =
+            entry.map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
+        let raw = entry.path_bytes().into_owned();
+        let raw = String::from_utf8_lossy(&raw).into_owned();
+        let kind = entry.header().entry_type();
+        if kind.is_dir() {
+            continue;
+        }
+        if kind.is_symlink() || kind.is_hard_link() {
+            return Err(HubError::refused(format!(
+                "{what}: archive member {raw:?} is a link; links are refused"
+            )));
+        }
+        if !(kind.is_file() || kind == tar::EntryType::Continuous) {
+            if kind.is_pax_global_extensions() || kind.is_pax_local_extensions() {
+                continue;
+            }
+            return Err(HubError::refused(format!(
+                "{what}: archive member {raw:?} is not a regular file"
+            )));
+        }
+        let rel = bundle::normalize_path(&raw).map_err(|_| {
+            HubError::refused(format!(
+                "{what}: archive member {raw:?} escapes the skill folder"
+            ))
+        })?;
+        if files.len() >= MAX_FILES {
+            return Err(HubError::refused(format!(
+                "{what}: more than {MAX_FILES} files"
+            )));
+        }
+        let size = entry.header().size().unwrap_or(u64::MAX);
+        if total.saturating_add(size) > MAX_TOTAL_BYTES {
+            return Err(HubError::TooLarge {
+                what: what.to_string(),
+                limit: MAX_TOTAL_BYTES,
+            });
+        }
+        let mut data = Vec::new();
+        (&mut entry)
+            .take(MAX_TOTAL_BYTES - total + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
+        total += data.len() as u64;
+        if total > MAX_TOTAL_BYTES {
+            return Err(HubError::TooLarge {
+                what: what.to_string(),
+                limit: MAX_TOTAL_BYTES,
+            });
+        }
+        if files.iter().any(|(r, _)| *r == rel) {
+            return Err(HubError::refused(format!(
+                "{what}: archive member {rel:?} appears twice"
+            )));
+        }
+        files.push((rel, data));
+    }
+    Ok(strip_top_folder(files))
+}
+
+/// The files of a `.zip`, with the same rules as a tarball.
+fn unpack_zip(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubError> {
+    let malformed =
+        |e: zip::result::ZipError| HubError::invalid(format!("{what}: malformed archive ({e})"));
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(malformed)?;
+    if archive.len() > MAX_FILES {
+        return Err(HubError::refused(format!(
+            "{what}: more than {MAX_FILES} files"
+        )));
+    }
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut total: u64 = 0;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(malformed)?;
+        let raw = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        if entry.is_dir() {
+            continue;
+        }
+        if entry.is_symlink() {
+            return Err(HubError::refused(format!(
+                "{what}: archive member {raw:?} is a link; links are refused"
+            )));
+        }
+        // Unix file type bits, when the archive records them: only regular files.
+        if let Some(mode) = entry.unix_mode()
+            && mode & 0o170000 != 0
+            && mode & 0o170000 != 0o100000
+        {
+            return Err(HubError::refused(format!(
+                "{what}: archive member {raw:?} is not a regular file"
+            )));
+        }
+        let rel = bundle::normalize_path(&raw).map_err(|_| {
+            HubError::refused(format!(
+                "{what}: archive member {raw:?} escapes the skill folder"
+            ))
+        })?;
+        if total.saturating_add(entry.size()) > MAX_TOTAL_BYTES {
+            return Err(HubError::TooLarge {
+                what: what.to_string(),
+                limit: MAX_TOTAL_BYTES,
+            });
+        }
+        let mut data = Vec::new();
+        (&mut entry)
+            .take(MAX_TOTAL_BYTES - total + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
+        total += data.len() as u64;
+        if total > MAX_TOTAL_BYTES {
+            return Err(HubError::TooLarge {
+                what: what.to_string(),
+                limit: MAX_TOTAL_BYTES,
+            });
+        }
+        if files.iter().any(|(r, _)| *r == rel) {
+            return Err(HubError::refused(format!(
+                "{what}: archive member {rel:?} appears twice"
+            )));
+        }
+        files.push((rel, data));
+    }
+    Ok(files)
+}
+
+fn strip_top_folder(files: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+    if files.iter().any(|(r, _)| r == "SKILL.md") {
+        return files;
+    }
+    let Some(top) = files
+        .first()
+        .and_then(|(r, _)| r.split_once('/'))
+        .map(|(t, _)| t.to_string())
+    else {
+        return files;
+    };
+    let prefix = format!("{top}/");
+    if !files.iter().all(|(r, _)| r.starts_with(&prefix)) {
+        return files;
+    }
+    files
+        .into_iter()
+        .map(|(r, b)| (r[prefix.len()..].to_string(), b))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targz(entries: &[(&str, &[u8], tar::EntryType)]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data, kind) in entries {
+            let mut header = tar::Header::new_gnu();
+            // Raw name bytes, so hostile paths (`../x`) reach the archive unchanged.
+            let name = &mut header.as_old_mut().name;
+            name[..path.len()].copy_from_slice(path.as_bytes());
+            header.set_entry_type(*kind);
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder.append(&header, *data).unwrap_or_default();
+        }
+        let tar = builder.into_inner().unwrap_or_default();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar).unwrap_or_default();
+        gz.finish().unwrap_or_default()
+    }
+
+    #[test]
+    fn unpacks_and_strips_one_top_folder() {
+        let bytes = targz(&[
+            (
+                "top/SKILL.md",
+                b"---\nname: x\n---\n",
+                tar::EntryType::Regular,
+            ),
+            ("top/references/a.md", b"a", tar::EntryType::Regular),
+        ]);
+        let files = unpack(&bytes, "t").unwrap_or_default();
+        let names: Vec<&str> = files.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(names, ["SKILL.md", "references/a.md"]);
+    }
+
+    fn zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (path, data) in entries {
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            writer.start_file(*path, options).unwrap_or_default();
+            std::io::Write::write_all(&mut writer, data).unwrap_or_default();
+        }
+        writer.finish().map(|c| c.into_inner()).unwrap_or_default()
+    }
+
+    #[test]
+    fn zips_unpack_with_the_same_rules() {
+        let ok = zip(&[("top/SKILL.md", b"---\nname: x\n---\n"), ("top/a.md", b"a")]);
+        let files = unpack(&ok, "t").unwrap_or_default();
+        let names: Vec<&str> = files.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(names, ["SKILL.md", "a.md"]);
+        let slip = zip(&[("SKILL.md", b""), ("../../evil.sh", b"x")]);
+        assert!(matches!(unpack(&slip, "t"), Err(HubError::Refused(_))));
+        assert!(matches!(
+            unpack(b"PK\x03\x04junk", "t"),
+            Err(HubError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn refuses_escapes_and_links() {
+        let slip = targz(&[("../evil.sh", b"x", tar::EntryType::Regular)]);
+        assert!(matches!(unpack(&slip, "t"), Err(HubError::Refused(_))));
+        let link = targz(&[("SKILL.md", b"", tar::EntryType::Symlink)]);
+        assert!(matches!(unpack(&link, "t"), Err(HubError::Refused(_))));
+        assert!(matches!(unpack(b"junk", "t"), Err(HubError::Invalid(_))));
+    }
+}

@@ -1,0 +1,563 @@
+//! `hermes-skills hub …`: the flags, and how each answer is printed (text for people; JSON or
+//! JSONL records with a `type` field for scripts). Refusals (a blocked install, a skill that
+//! is not hub-installed) exit 1; network and file errors exit 2.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::HubError;
+use super::install::{self, Decision, Hub, Options, Outcome};
+use super::maintain;
+use super::search;
+use crate::guard::{Finding, SkillReport};
+use crate::home::Home;
+use crate::io::exit::Exit;
+use crate::io::format::Format;
+use crate::io::output::Output;
+use crate::io::sanitize::for_terminal;
+
+pub const HUB_HELP: &str = "\
+Examples:
+  hermes-skills hub search pdf --format jsonl | jq -r 'select(.type==\"result\").identifier'
+  hermes-skills hub install anthropics/skills/skills/pdf --category documents
+  hermes-skills hub install well-known:https://example.com/.well-known/skills/pdf
+  hermes-skills hub install https://example.com/skills/pdf/SKILL.md
+  hermes-skills hub check && hermes-skills hub update
+  hermes-skills hub audit --format jsonl
+
+Sources, in order: taps (hub.taps in config.yaml), well-known sites (hub.well_known),
+GitHub (Hermes's default taps + .hub/taps.json), plain URLs (install only).
+Environment: GITHUB_TOKEN/GH_TOKEN, HERMES_HUB_GITHUB_API (API base URL),
+HERMES_HUB_ALLOW_PRIVATE=1 (allow loopback/private addresses: tests, LAN hubs).
+Exit codes: 0 done; 1 refused (blocked by the scan policy, not installed, no results);
+2 network, file or usage error.";
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum HubCommand {
+    /// Search every source at once; a source that fails or times out is reported, not fatal
+    Search {
+        /// Words to look for in names and descriptions (empty: everything)
+        #[arg(default_value = "")]
+        query: String,
+        /// all, tap, well-known, github, or one source's name (e.g. tap:mine)
+        #[arg(long, default_value = "all")]
+        source: String,
+        #[arg(long, default_value_t = 25)]
+        limit: usize,
+        /// Seconds each source may take [default: hub.timeout, 10]
+        #[arg(long)]
+        timeout: Option<f64>,
+    },
+    /// Download, scan and install a skill (identifier, URL or unique name)
+    Install {
+        id: String,
+        /// Install under this category folder
+        #[arg(long)]
+        category: Option<String>,
+        /// Reinstall over an installed copy; install despite a caution verdict (never
+        /// despite a dangerous verdict from a community or trusted source)
+        #[arg(long)]
+        force: bool,
+        /// Confirm where the policy asks (agent-created + dangerous)
+        #[arg(short, long)]
+        yes: bool,
+    },
+    /// Show a skill's metadata, files and scan verdict without installing it
+    Inspect { id: String },
+    /// Remove a hub-installed skill
+    Uninstall { name: String },
+    /// Compare installed skills with their lock entry (local edits) and their source
+    Check { name: Option<String> },
+    /// Install available updates; each is rescanned and a refused one keeps the old copy
+    Update { name: Option<String> },
+    /// Rescan installed hub skills with today's rules
+    Audit { name: Option<String> },
+}
+
+/// Runs one hub command.
+pub fn run(
+    home: Home,
+    command: HubCommand,
+    format: Format,
+    out: &mut Output,
+    bin: &str,
+) -> anyhow::Result<Exit> {
+    match execute(home, command, format, out) {
+        Ok(exit) => Ok(exit),
+        Err(err) => match err.downcast::<HubError>() {
+            Ok(hub) if hub.is_refusal() => {
+                std::io::Write::flush(out)?;
+                eprintln!("{bin}: {hub}");
+                Ok(Exit::Negative)
+            }
+            Ok(hub) => Err(hub.into()),
+            Err(other) => Err(other),
+        },
+    }
+}
+
+fn execute(
+    home: Home,
+    command: HubCommand,
+    format: Format,
+    out: &mut Output,
+) -> anyhow::Result<Exit> {
+    let now = crate::clock::now()?;
+    match command {
+        HubCommand::Search {
+            query,
+            source,
+            limit,
+            timeout,
+        } => {
+            let timeout = timeout
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map(|t| Duration::from_secs_f64(t.min(600.0)));
+            let hub = Hub::open_with(home, &source, timeout)?;
+            let timeout = hub.config.timeout;
+            let outcome = search::search(&hub.sources, &query, limit, timeout);
+            print_search(&outcome, format, out)?;
+            Ok(if !outcome.results.is_empty() {
+                Exit::Success
+            } else if outcome.failed() == outcome.sources.len() && !outcome.sources.is_empty() {
+                Exit::PartialFailure
+            } else {
+                Exit::Negative
+            })
+        }
+        HubCommand::Install {
+            id,
+            category,
+            force,
+            yes,
+        } => {
+            let hub = Hub::open(home, "all")?;
+            let bundle = hub.fetch(&id)?;
+            let options = Options {
+                category,
+                force,
+                yes,
+                replace: false,
+            };
+            let outcome = install::install_bundle(&hub.home, &bundle, &options, now)?;
+            print_install(&outcome, format, out)?;
+            Ok(if outcome.decision == Decision::Installed {
+                Exit::Success
+            } else {
+                Exit::Negative
+            })
+        }
+        HubCommand::Inspect { id } => {
+            let hub = Hub::open(home, "all")?;
+            let bundle = hub.fetch(&id)?;
+            bundle.validate()?;
+            let files: Vec<crate::guard::BundleFile<'_>> = bundle
+                .files
+                .iter()
+                .map(|(rel, bytes)| crate::guard::BundleFile {
+                    rel,
+                    bytes,
+                    executable: false,
+                })
+                .collect();
+            let report = crate::guard::scan_bundle(
+                &bundle.name,
+                &files,
+                &crate::guard::ScanOptions {
+                    trust: bundle.trust,
+                    ..Default::default()
+                },
+            );
+            let meta = super::source::meta_of(&bundle);
+            let skill_md =
+                String::from_utf8_lossy(bundle.file("SKILL.md").unwrap_or_default()).into_owned();
+            let (allowed, reason) = report.decide(false);
+            let record = json!({
+                "type": "skill",
+                "name": bundle.name,
+                "description": meta.description,
+                "identifier": bundle.identifier,
+                "source": bundle.source,
+                "trust_level": bundle.trust.as_str(),
+                "verdict": report.install_verdict.as_str(),
+                "install": report.install().as_str(),
+                "findings": report.findings.len() + report.suppressed.len(),
+                "files": bundle.files.iter().map(|(r, b)| json!({"path": r, "bytes": b.len()})).collect::<Vec<_>>(),
+                "metadata": Value::Object(bundle.metadata.clone()),
+                "skill_md": skill_md,
+            });
+            match format {
+                Format::Jsonl => {
+                    for f in report.findings.iter().chain(&report.suppressed) {
+                        out.jsonl(&finding_record(&bundle.name, f))?;
+                    }
+                    out.jsonl(&record)?;
+                }
+                Format::Json => out.json(&record)?,
+                Format::Text => {
+                    out.line(&format!("Name:        {}", for_terminal(&bundle.name)))?;
+                    out.line(&format!("Description: {}", for_terminal(&meta.description)))?;
+                    out.line(&format!(
+                        "Identifier:  {}",
+                        for_terminal(&bundle.identifier)
+                    ))?;
+                    out.line(&format!(
+                        "Source:      {} ({})",
+                        bundle.source, bundle.trust
+                    ))?;
+                    out.line(&format!("Files:       {}", bundle.files.len()))?;
+                    print_report_text(&bundle.name, &bundle.source, &report, out)?;
+                    let word = match allowed {
+                        Some(true) => "ALLOWED",
+                        Some(false) => "BLOCKED",
+                        None => "NEEDS CONFIRMATION",
+                    };
+                    out.line(&format!("Decision: {word} — {reason}"))?;
+                    out.line("")?;
+                    for line in skill_md.lines().take(50) {
+                        out.line(&for_terminal(line))?;
+                    }
+                }
+            }
+            Ok(Exit::Success)
+        }
+        HubCommand::Uninstall { name } => {
+            let message = install::uninstall(&home, &name, now)?;
+            match format {
+                Format::Text => out.line(&message)?,
+                Format::Json => out.json(&json!({"success": true, "name": name, "message": message}))?,
+                Format::Jsonl => out.jsonl(&json!({"type": "uninstall", "success": true, "name": name, "message": message}))?,
+            }
+            Ok(Exit::Success)
+        }
+        HubCommand::Check { name } => {
+            let hub = Hub::open(home, "all")?;
+            let rows: Vec<maintain::CheckRow> = maintain::check(&hub, name.as_deref())?
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect();
+            match format {
+                Format::Json => out.json(&rows)?,
+                Format::Jsonl => {
+                    for row in &rows {
+                        let mut v = serde_json::to_value(row)?;
+                        tag(&mut v, "check");
+                        out.jsonl(&v)?;
+                    }
+                }
+                Format::Text => {
+                    for row in &rows {
+                        let modified = if row.locally_modified {
+                            "  (modified locally)"
+                        } else {
+                            ""
+                        };
+                        let error = row
+                            .error
+                            .as_deref()
+                            .map(|e| format!("  {e}"))
+                            .unwrap_or_default();
+                        out.line(&format!(
+                            "{:<24} {:<17} {}{modified}{error}",
+                            row.name, row.status, row.identifier
+                        ))?;
+                    }
+                }
+            }
+            Ok(Exit::Success)
+        }
+        HubCommand::Update { name } => {
+            let hub = Hub::open(home, "all")?;
+            let rows = maintain::update(&hub, name.as_deref(), now)?;
+            let mut refused = false;
+            for row in &rows {
+                refused |= row.status() == "refused";
+                let mut record = json!({
+                    "type": "update",
+                    "name": row.check.name,
+                    "identifier": row.check.identifier,
+                    "status": row.status(),
+                    "current_hash": row.check.current_hash,
+                    "latest_hash": row.check.latest_hash,
+                });
+                if let Some(o) = &row.outcome {
+                    record["verdict"] = json!(o.decided_verdict().as_str());
+                    record["reason"] = json!(o.reason);
+                }
+                if let Some(e) = &row.check.error {
+                    record["error"] = json!(e);
+                }
+                match format {
+                    Format::Jsonl => {
+                        if let Some(o) = &row.outcome {
+                            for f in o.report.findings.iter().chain(&o.report.suppressed) {
+                                out.jsonl(&finding_record(&o.name, f))?;
+                            }
+                        }
+                        out.jsonl(&record)?;
+                    }
+                    Format::Json => out.json(&record)?,
+                    Format::Text => {
+                        if let Some(o) = &row.outcome {
+                            print_report_text(&o.name, &o.source, &o.report, out)?;
+                        }
+                        let why = row
+                            .outcome
+                            .as_ref()
+                            .filter(|o| o.decision != Decision::Installed)
+                            .map(|o| format!(" — {}; the installed copy is kept", o.reason))
+                            .unwrap_or_default();
+                        out.line(&format!("{}: {}{why}", row.check.name, row.status()))?;
+                    }
+                }
+            }
+            Ok(if refused {
+                Exit::Negative
+            } else {
+                Exit::Success
+            })
+        }
+        HubCommand::Audit { name } => {
+            let hub = Hub::open(home, "all")?;
+            let rows = maintain::audit(&hub, name.as_deref())?;
+            let mut blocked = false;
+            let mut failed = false;
+            let mut records = Vec::new();
+            for row in &rows {
+                let (name, identifier) = (&row.name, &row.identifier);
+                let report = match &row.scan {
+                    Ok(report) => report,
+                    Err(e) => {
+                        failed = true;
+                        let record = json!({"type": "audit", "name": name,
+                            "identifier": identifier, "error": e.to_string()});
+                        match format {
+                            Format::Jsonl => out.jsonl(&record)?,
+                            Format::Json => records.push(record),
+                            Format::Text => out.line(&format!("{name}: cannot audit: {e}"))?,
+                        }
+                        continue;
+                    }
+                };
+                let install = report.install();
+                blocked |= install == crate::guard::Install::Block;
+                let record = json!({
+                    "type": "audit",
+                    "name": name,
+                    "identifier": identifier,
+                    "trust_level": report.trust.as_str(),
+                    "verdict": report.install_verdict.as_str(),
+                    "install": install.as_str(),
+                    "findings": report.findings.len() + report.suppressed.len(),
+                });
+                match format {
+                    Format::Jsonl => {
+                        for f in report.findings.iter().chain(&report.suppressed) {
+                            out.jsonl(&finding_record(name, f))?;
+                        }
+                        out.jsonl(&record)?;
+                    }
+                    Format::Json => records.push(record),
+                    Format::Text => {
+                        print_report_text(name, identifier, report, out)?;
+                        let (_, reason) = report.decide(false);
+                        out.line(&format!("{name}: {} — {reason}", report.install_verdict))?;
+                    }
+                }
+            }
+            if format == Format::Json {
+                out.json(&records)?;
+            }
+            Ok(if failed {
+                Exit::PartialFailure
+            } else if blocked {
+                Exit::Negative
+            } else {
+                Exit::Success
+            })
+        }
+    }
+}
+
+fn tag(value: &mut Value, kind: &str) {
+    if let Value::Object(map) = value {
+        let mut tagged = serde_json::Map::new();
+        tagged.insert("type".into(), json!(kind));
+        tagged.extend(std::mem::take(map));
+        *map = tagged;
+    }
+}
+
+fn finding_record(skill: &str, f: &Finding) -> Value {
+    json!({
+        "type": "finding",
+        "skill": skill,
+        "file": f.file,
+        "line": f.line,
+        "rule": f.rule,
+        "category": f.category.as_str(),
+        "severity": f.install_severity.as_str(),
+        "message": f.message,
+        "excerpt": f.excerpt,
+    })
+}
+
+fn print_search(outcome: &search::Outcome, format: Format, out: &mut Output) -> anyhow::Result<()> {
+    let result = |m: &super::source::SkillMeta| {
+        json!({
+            "type": "result",
+            "name": m.name,
+            "identifier": m.identifier,
+            "source": m.source,
+            "trust_level": m.trust_level.as_str(),
+            "description": m.description,
+        })
+    };
+    let source = |s: &search::SourceReport| {
+        let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+        tag(&mut v, "source");
+        v
+    };
+    match format {
+        Format::Jsonl => {
+            for m in &outcome.results {
+                out.jsonl(&result(m))?;
+            }
+            for s in &outcome.sources {
+                out.jsonl(&source(s))?;
+            }
+            out.jsonl(&json!({
+                "type": "summary",
+                "results": outcome.results.len(),
+                "sources": outcome.sources.len(),
+                "failed": outcome.failed(),
+            }))?;
+        }
+        Format::Json => {
+            let strip = |mut v: Value| {
+                if let Value::Object(m) = &mut v {
+                    m.shift_remove("type");
+                }
+                v
+            };
+            out.json(&json!({
+                "results": outcome.results.iter().map(|m| strip(result(m))).collect::<Vec<_>>(),
+                "sources": outcome.sources.iter().map(|s| strip(source(s))).collect::<Vec<_>>(),
+            }))?;
+        }
+        Format::Text => {
+            for m in &outcome.results {
+                out.line(&format!(
+                    "{:<28} {:<9} {}",
+                    for_terminal(&m.name),
+                    m.trust_level.as_str(),
+                    for_terminal(&m.identifier)
+                ))?;
+                if !m.description.is_empty() {
+                    let desc: String = m.description.chars().take(100).collect();
+                    out.line(&format!("    {}", for_terminal(&desc)))?;
+                }
+            }
+            for s in outcome.sources.iter().filter(|s| s.status != "ok") {
+                eprintln!(
+                    "warning: source {} {}: {}",
+                    s.source,
+                    if s.status == "timeout" {
+                        "timed out"
+                    } else {
+                        "failed"
+                    },
+                    s.error.as_deref().unwrap_or_default()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_report_text(
+    name: &str,
+    source: &str,
+    report: &SkillReport,
+    out: &mut Output,
+) -> anyhow::Result<()> {
+    out.line(&format!(
+        "Scan: {} ({}/{})  Verdict: {}",
+        for_terminal(name),
+        for_terminal(source),
+        report.trust,
+        report.install_verdict.as_str().to_uppercase()
+    ))?;
+    let mut all: Vec<&Finding> = report.findings.iter().chain(&report.suppressed).collect();
+    all.sort_by_key(|f| std::cmp::Reverse(f.install_severity));
+    for f in &all {
+        let excerpt: String = f.excerpt.chars().take(60).collect();
+        out.line(&format!(
+            "  {:<8} {:<14} {:<30} \"{}\"",
+            f.install_severity.as_str().to_uppercase(),
+            f.category.as_str(),
+            format!("{}:{}", f.file, f.line),
+            for_terminal(&excerpt)
+        ))?;
+    }
+    if !all.is_empty() {
+        out.line("")?;
+    }
+    Ok(())
+}
+
+fn print_install(outcome: &Outcome, format: Format, out: &mut Output) -> anyhow::Result<()> {
+    let record = json!({
+        "type": "install",
+        "name": outcome.name,
+        "identifier": outcome.identifier,
+        "source": outcome.source,
+        "trust_level": outcome.trust.as_str(),
+        "verdict": outcome.decided_verdict().as_str(),
+        "findings": outcome.finding_count(),
+        "decision": outcome.decision.as_str(),
+        "reason": outcome.reason,
+        "install_path": outcome.install_path,
+        "content_hash": outcome.content_hash,
+    });
+    match format {
+        Format::Jsonl => {
+            for f in outcome
+                .report
+                .findings
+                .iter()
+                .chain(&outcome.report.suppressed)
+            {
+                out.jsonl(&finding_record(&outcome.name, f))?;
+            }
+            out.jsonl(&record)?;
+        }
+        Format::Json => {
+            let mut record = record;
+            record["details"] = Value::Array(
+                outcome
+                    .report
+                    .findings
+                    .iter()
+                    .chain(&outcome.report.suppressed)
+                    .map(|f| finding_record(&outcome.name, f))
+                    .collect(),
+            );
+            out.json(&record)?;
+        }
+        Format::Text => {
+            print_report_text(&outcome.name, &outcome.source, &outcome.report, out)?;
+            let word = match outcome.decision {
+                Decision::Installed => "ALLOWED",
+                Decision::Blocked => "BLOCKED",
+                Decision::NeedsConfirmation => "NEEDS CONFIRMATION",
+            };
+            out.line(&format!("Decision: {word} — {}", outcome.reason))?;
+            if let Some(path) = &outcome.install_path {
+                out.line(&format!("Installed '{}' into skills/{path}", outcome.name))?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,571 @@
+//! Installing a skill from a source, and uninstalling it (reference §7.4, §7.5).
+//!
+//! The bundle is written to `.hub/quarantine/<name>/`, scanned there with lib/guard at the
+//! source's trust level, and judged by the trust × verdict policy (`--force` only where the
+//! policy lets it). A blocked skill is deleted from quarantine and the refusal logged; an
+//! allowed one is moved into place with one rename (an existing copy is moved aside first
+//! and deleted only once the new one is in), recorded in lock.json and logged.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::HubError;
+use super::bundle::{self, Bundle};
+use super::config::HubConfig;
+use super::identifier::Identifier;
+use super::lock::{self, Entry};
+use super::net::Net;
+use super::search;
+use super::source::Source;
+use crate::guard::{self, ScanOptions, SkillReport, Trust, Verdict};
+use crate::home::Home;
+use crate::io::FileError;
+
+/// The scanner version recorded in `scan_provenance`. Not Python's `skills-guard-v1`: our
+/// findings differ from its, so its scan cache must never take ours for its own.
+pub const SCANNER_VERSION: &str = concat!("hermes-loop-guard-", env!("CARGO_PKG_VERSION"));
+
+/// The hub of one home: its config and sources.
+pub struct Hub {
+    pub home: Home,
+    pub config: HubConfig,
+    pub sources: Vec<Arc<dyn Source>>,
+}
+
+impl Hub {
+    /// The hub with the sources `filter` keeps (`all`, a kind, or a source name).
+    pub fn open(home: Home, filter: &str) -> Result<Hub, HubError> {
+        Hub::open_with(home, filter, None)
+    }
+
+    /// As [`Hub::open`], with a timeout other than `hub.timeout`.
+    pub fn open_with(
+        home: Home,
+        filter: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Hub, HubError> {
+        let mut config = HubConfig::load(&home).map_err(HubError::Invalid)?;
+        if let Some(t) = timeout {
+            config.timeout = t;
+        }
+        let net = Net::new(config.timeout)?;
+        let sources = search::sources(&config, &net, filter)?;
+        Ok(Hub {
+            home,
+            config,
+            sources,
+        })
+    }
+
+    /// Fetches the skill `raw` names: an identifier, or a bare name that exactly one
+    /// search result carries.
+    pub fn fetch(&self, raw: &str) -> Result<Bundle, HubError> {
+        let id = match Identifier::parse(raw)? {
+            Identifier::Name(name) => self.resolve_name(&name)?,
+            id => id,
+        };
+        let source = self
+            .sources
+            .iter()
+            .find(|s| s.serves(&id))
+            .ok_or_else(|| HubError::NotFound(format!("no configured source serves {raw}")))?;
+        source.fetch(&id)
+    }
+
+    fn resolve_name(&self, name: &str) -> Result<Identifier, HubError> {
+        let outcome = search::search(&self.sources, name, 20, self.config.timeout);
+        let exact: Vec<&str> = outcome
+            .results
+            .iter()
+            .filter(|m| m.name.eq_ignore_ascii_case(name))
+            .map(|m| m.identifier.as_str())
+            .collect();
+        match exact.as_slice() {
+            [one] => Identifier::parse(one),
+            [] => {
+                let failed: Vec<String> = outcome
+                    .sources
+                    .iter()
+                    .filter(|s| s.status != "ok")
+                    .map(|s| format!("{} ({})", s.source, s.status))
+                    .collect();
+                let note = if failed.is_empty() {
+                    String::new()
+                } else {
+                    format!("; sources that did not answer: {}", failed.join(", "))
+                };
+                Err(HubError::NotFound(format!(
+                    "no skill named {name:?} in any source{note}"
+                )))
+            }
+            many => Err(HubError::refused(format!(
+                "several skills are named {name:?}: {}; give one identifier",
+                many.join(", ")
+            ))),
+        }
+    }
+}
+
+/// How an install ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Installed,
+    Blocked,
+    /// The policy asks (agent-created + dangerous) and nobody confirmed.
+    NeedsConfirmation,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Installed => "installed",
+            Decision::Blocked => "blocked",
+            Decision::NeedsConfirmation => "needs_confirmation",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub name: String,
+    pub source: String,
+    pub identifier: String,
+    pub trust: Trust,
+    pub report: SkillReport,
+    pub decision: Decision,
+    /// `should_allow_install`'s wording.
+    pub reason: String,
+    pub install_path: Option<String>,
+    pub content_hash: Option<String>,
+}
+
+impl Outcome {
+    pub fn decided_verdict(&self) -> Verdict {
+        self.report.install_verdict
+    }
+
+    pub fn finding_count(&self) -> usize {
+        self.report.findings.len() + self.report.suppressed.len()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub category: Option<String>,
+    pub force: bool,
+    /// Confirmation given (`--yes`) for a policy that asks.
+    pub yes: bool,
+    /// Replacing an installed copy is expected (update); otherwise it needs `force`.
+    pub replace: bool,
+}
+
+/// Quarantines, scans, judges and (when allowed) installs `bundle`.
+pub fn install_bundle(
+    home: &Home,
+    bundle: &Bundle,
+    options: &Options,
+    now: jiff::Timestamp,
+) -> Result<Outcome, HubError> {
+    lock::ensure_hub_dirs(home)?;
+    let trust = bundle.trust.as_str();
+    if let Err(e) = bundle.validate() {
+        if e.is_refusal() {
+            let name = if bundle::validate_name(&bundle.name).is_ok() {
+                bundle.name.as_str()
+            } else {
+                "-"
+            };
+            lock::audit(
+                home,
+                now,
+                &lock::Event {
+                    action: "BLOCKED",
+                    name,
+                    source: &bundle.source,
+                    trust,
+                    verdict: "invalid_path",
+                    extra: &e.to_string(),
+                },
+            )?;
+        }
+        return Err(e);
+    }
+    let name = bundle.name.as_str();
+    let existing = lock::get(home, name);
+    if let Some(entry) = &existing
+        && !options.force
+        && !options.replace
+    {
+        let from = entry
+            .get("identifier")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        return Err(HubError::refused(format!(
+            "'{name}' is already installed (from {from}); use --force to reinstall"
+        )));
+    }
+    let category = match (&options.category, &existing) {
+        (Some(c), _) => Some(validate_category(c)?),
+        (None, Some(entry)) if options.replace => entry
+            .get("install_path")
+            .and_then(Value::as_str)
+            .and_then(|p| p.rsplit_once('/'))
+            .map(|(parent, _)| parent.to_string()),
+        _ => None,
+    };
+    let install_path = match &category {
+        Some(c) => format!("{c}/{name}"),
+        None => name.to_string(),
+    };
+    let skills = home.skills_dir();
+    let target = resolve_target(&skills, &install_path, name)?;
+
+    let quarantine = home.hub_quarantine_dir().join(name);
+    write_quarantine(&quarantine, bundle)?;
+    let report = guard::scan_skill(
+        &quarantine,
+        &ScanOptions {
+            trust: bundle.trust,
+            ..ScanOptions::default()
+        },
+    );
+    let (allowed, reason) = report.decide(options.force);
+    let mut outcome = Outcome {
+        name: name.to_string(),
+        source: bundle.source.clone(),
+        identifier: bundle.identifier.clone(),
+        trust: bundle.trust,
+        report,
+        decision: Decision::Installed,
+        reason,
+        install_path: None,
+        content_hash: None,
+    };
+    let refused = match allowed {
+        Some(true) => None,
+        Some(false) => Some(Decision::Blocked),
+        None if options.yes => None,
+        None => Some(Decision::NeedsConfirmation),
+    };
+    if let Some(decision) = refused {
+        remove_dir(&quarantine)?;
+        if decision == Decision::Blocked {
+            lock::audit(
+                home,
+                now,
+                &lock::Event {
+                    action: "BLOCKED",
+                    name,
+                    source: &bundle.source,
+                    trust,
+                    verdict: outcome.decided_verdict().as_str(),
+                    extra: &format!("{}_findings", outcome.finding_count()),
+                },
+            )?;
+        }
+        outcome.decision = decision;
+        return Ok(outcome);
+    }
+
+    let full = bundle::digest(bundle.files.iter().map(|(r, b)| (r.as_str(), b.as_slice())));
+    let short = bundle::short_hash(&full);
+    move_into_place(&quarantine, &target, &home.hub_quarantine_dir())?;
+    let provenance = provenance(bundle, &outcome, &full, now);
+    lock::record_install(
+        home,
+        name,
+        Entry {
+            source: bundle.source.clone(),
+            identifier: bundle.identifier.clone(),
+            trust_level: trust.to_string(),
+            scan_verdict: outcome.decided_verdict().as_str().to_string(),
+            content_hash: short.clone(),
+            install_path: install_path.clone(),
+            files: bundle.files.iter().map(|(r, _)| r.clone()).collect(),
+            metadata: bundle.metadata.clone(),
+            scan_provenance: provenance,
+        },
+        &crate::clock::isoformat(now),
+    )?;
+    lock::audit(
+        home,
+        now,
+        &lock::Event {
+            action: "INSTALL",
+            name,
+            source: &bundle.source,
+            trust,
+            verdict: outcome.decided_verdict().as_str(),
+            extra: &short,
+        },
+    )?;
+    outcome.install_path = Some(install_path);
+    outcome.content_hash = Some(short);
+    Ok(outcome)
+}
+
+/// Removes a hub-installed skill; the message is Python's.
+pub fn uninstall(home: &Home, name: &str, now: jiff::Timestamp) -> Result<String, HubError> {
+    let entry = lock::get(home, name).ok_or_else(|| {
+        HubError::refused(format!(
+            "'{name}' is not a hub-installed skill (may be a builtin)"
+        ))
+    })?;
+    let raw = entry
+        .get("install_path")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let target = lock::normalize_install_path(raw, name)
+        .and_then(|p| resolve_target(&home.skills_dir(), &p, name))
+        .map_err(|e| HubError::refused(format!("Refusing to uninstall '{name}': {e}")))?;
+    if target.exists() {
+        remove_dir(&target)?;
+    }
+    lock::record_uninstall(home, name)?;
+    let field = |k: &str| {
+        entry
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    lock::audit(
+        home,
+        now,
+        &lock::Event {
+            action: "UNINSTALL",
+            name,
+            source: &field("source"),
+            trust: &field("trust_level"),
+            verdict: "n/a",
+            extra: "user_request",
+        },
+    )?;
+    Ok(format!("Uninstalled '{name}' from {raw}"))
+}
+
+/// A `--category` made canonical: relative, each part a safe name.
+fn validate_category(raw: &str) -> Result<String, HubError> {
+    let normalized = bundle::normalize_path(raw)
+        .map_err(|_| HubError::refused(format!("bad category {raw:?}")))?;
+    for part in normalized.split('/') {
+        bundle::validate_name(part)
+            .map_err(|_| HubError::refused(format!("bad category {raw:?}")))?;
+    }
+    Ok(normalized)
+}
+
+/// The folder `install_path` names under the skills root: no component may be a symlink,
+/// and it must be strictly inside the root.
+pub fn resolve_target(skills: &Path, install_path: &str, name: &str) -> Result<PathBuf, HubError> {
+    let normalized = lock::normalize_install_path(install_path, name)?;
+    let mut target = skills.to_path_buf();
+    for part in normalized.split('/') {
+        target.push(part);
+        if target
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(HubError::refused(format!(
+                "Unsafe install path: {install_path}"
+            )));
+        }
+    }
+    if target == skills || !target.starts_with(skills) {
+        return Err(HubError::refused(format!(
+            "Unsafe install path: {install_path}"
+        )));
+    }
+    Ok(target)
+}
+
+fn write_quarantine(dir: &Path, bundle: &Bundle) -> Result<(), HubError> {
+    if dir.symlink_metadata().is_ok() {
+        remove_dir(dir)?;
+    }
+    for (rel, bytes) in &bundle.files {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| FileError::new("create", parent, e))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| FileError::new("write", &path, e))?;
+    }
+    Ok(())
+}
+
+fn remove_dir(dir: &Path) -> Result<(), HubError> {
+    let meta = dir.symlink_metadata();
+    let result = match meta {
+        Ok(m) if m.file_type().is_dir() => std::fs::remove_dir_all(dir),
+        Ok(_) => std::fs::remove_file(dir),
+        Err(_) => return Ok(()),
+    };
+    result.map_err(|e| FileError::new("remove", dir, e).into())
+}
+
+/// Renames `from` to `target`; an existing `target` is moved aside first and restored if
+/// the rename fails, then deleted.
+fn move_into_place(from: &Path, target: &Path, scratch: &Path) -> Result<(), HubError> {
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| FileError::new("create", parent, e))?;
+    }
+    let aside = scratch.join(format!(
+        ".replaced-{}-{}",
+        target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    let had_old = target.symlink_metadata().is_ok();
+    if had_old {
+        remove_dir(&aside)?;
+        std::fs::rename(target, &aside).map_err(|e| FileError::new("move aside", target, e))?;
+    }
+    if let Err(e) = std::fs::rename(from, target) {
+        if had_old {
+            let _ = std::fs::rename(&aside, target);
+        }
+        return Err(FileError::new("move into place", target, e).into());
+    }
+    if had_old {
+        remove_dir(&aside)?;
+    }
+    Ok(())
+}
+
+/// `scan_provenance` in the shape `scan_skill_cached` records (reference §6.9).
+fn provenance(bundle: &Bundle, outcome: &Outcome, full: &str, now: jiff::Timestamp) -> Value {
+    let report = &outcome.report;
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .chain(&report.suppressed)
+        .map(|f| {
+            json!({
+                "pattern_id": f.rule,
+                "severity": f.install_severity.as_str(),
+                "category": f.category.as_str(),
+                "file": f.file,
+                "line": f.line,
+                "match": f.excerpt,
+                "description": f.message,
+            })
+        })
+        .collect();
+    let mut rules: Vec<&str> = report
+        .findings
+        .iter()
+        .chain(&report.suppressed)
+        .map(|f| f.rule)
+        .collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let source_url = source_url(bundle);
+    json!({
+        "source": bundle.identifier,
+        "source_url": source_url,
+        "bundle_hash": format!("sha256:{full}"),
+        "scanner_version": SCANNER_VERSION,
+        "verdict": outcome.decided_verdict().as_str(),
+        "trust_level": bundle.trust.as_str(),
+        "findings": findings,
+        "rules": rules,
+        "scanned_at": crate::clock::isoformat(now),
+        "summary": summary(&outcome.name, report),
+        "fresh": true,
+    })
+}
+
+/// The provenance URL Python records (`source_url_for_bundle`): the bundle's `source_url` or
+/// `url`, else the GitHub tree URL, else the identifier.
+fn source_url(bundle: &Bundle) -> String {
+    if let Some(url) = ["source_url", "url"]
+        .iter()
+        .find_map(|k| bundle.metadata.get(*k).and_then(Value::as_str))
+        .filter(|u| !u.is_empty())
+    {
+        return url.to_string();
+    }
+    if bundle.source == "github" {
+        let parts: Vec<&str> = bundle.identifier.splitn(3, '/').collect();
+        if parts.len() >= 2 {
+            let suffix = parts
+                .get(2)
+                .map(|p| format!("/tree/main/{p}"))
+                .unwrap_or_default();
+            return format!("https://github.com/{}/{}{suffix}", parts[0], parts[1]);
+        }
+    }
+    bundle.identifier.clone()
+}
+
+/// Python's scan summary line.
+pub fn summary(name: &str, report: &SkillReport) -> String {
+    let all: Vec<_> = report.findings.iter().chain(&report.suppressed).collect();
+    if all.is_empty() {
+        return format!("{name}: clean scan, no threats detected");
+    }
+    let mut categories: Vec<&str> = all.iter().map(|f| f.category.as_str()).collect();
+    categories.sort_unstable();
+    categories.dedup();
+    format!(
+        "{name}: {} — {} finding(s) in {}",
+        report.install_verdict,
+        all.len(),
+        categories.join(", ")
+    )
+}
+
+/// A trust level as lock.json spells it (unknown → community, as Python's policy reads it).
+pub fn parse_trust(text: &str) -> Trust {
+    match text {
+        "builtin" => Trust::Builtin,
+        "trusted" => Trust::Trusted,
+        "agent-created" => Trust::AgentCreated,
+        _ => Trust::Community,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_paths_stay_inside_the_root_and_off_symlinks() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let skills = dir.path().join("skills");
+        let outside = dir.path().join("outside");
+        for d in [&skills, &outside] {
+            std::fs::create_dir_all(d).unwrap_or_default();
+        }
+        assert_eq!(
+            resolve_target(&skills, "docs/x", "x").ok(),
+            Some(skills.join("docs/x"))
+        );
+        std::os::unix::fs::symlink(&outside, skills.join("linked")).unwrap_or_default();
+        assert!(matches!(
+            resolve_target(&skills, "linked/x", "x"),
+            Err(HubError::Refused(_))
+        ));
+        assert!(resolve_target(&skills, "../x", "x").is_err());
+        assert!(resolve_target(&skills, "docs/y", "x").is_err());
+    }
+
+    #[test]
+    fn trust_names_round_trip() {
+        for t in [
+            Trust::Builtin,
+            Trust::Trusted,
+            Trust::Community,
+            Trust::AgentCreated,
+        ] {
+            assert_eq!(parse_trust(t.as_str()), t);
+        }
+        assert_eq!(parse_trust("nonsense"), Trust::Community);
+    }
+}
