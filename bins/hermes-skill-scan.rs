@@ -145,8 +145,29 @@ fn main() -> ExitCode {
         };
         let (mut results, problems) = outcome?;
         bar.finish_and_clear();
+        // A scan that could not read what it was asked to scan has not passed, whatever
+        // --fail-on and --quiet say: name every path, report nothing.
+        let unreadable: Vec<&String> = problems
+            .unreadable
+            .iter()
+            .chain(results.iter().flat_map(|r| &r.unreadable))
+            .collect();
+        if !unreadable.is_empty() {
+            for line in &unreadable {
+                eprintln!("{BIN}: error: cannot read {line}");
+            }
+            return Err(Hinted::new(
+                format!(
+                    "{} path{} could not be read; nothing was reported",
+                    unreadable.len(),
+                    if unreadable.len() == 1 { "" } else { "s" }
+                ),
+                "give the scanning user read access (folders also need x), or scan only what it can read",
+            )
+            .into());
+        }
         if !args.common.quiet {
-            for problem in &problems {
+            for problem in &problems.warnings {
                 exit::warn(BIN, problem);
             }
             if results.is_empty() {

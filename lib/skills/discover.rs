@@ -34,6 +34,8 @@ pub const SKILL_FILE: &str = "SKILL.md";
 pub struct WalkProblem {
     pub path: PathBuf,
     pub message: String,
+    /// A symlink loop, skipped on purpose; anything else is a folder that could not be read.
+    pub is_loop: bool,
 }
 
 /// The result of a walk: the files found, in Hermes's order, and what could not be walked.
@@ -93,13 +95,18 @@ pub fn walk_index_files(
                     .path()
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| root.to_path_buf());
-                let message = if err.loop_ancestor().is_some() {
+                let is_loop = err.loop_ancestor().is_some();
+                let message = if is_loop {
                     "symlink loop (not followed)".to_string()
                 } else {
                     err.io_error()
                         .map_or_else(|| err.to_string(), ToString::to_string)
                 };
-                problems.push(WalkProblem { path, message });
+                problems.push(WalkProblem {
+                    path,
+                    message,
+                    is_loop,
+                });
             }
         }
     }

@@ -1,0 +1,147 @@
+//! Issue 18 (what a new user trips over): the behaviours a person meets on day one, across
+//! binaries — unreadable input, README workflows run as pasted, safe failures.
+
+mod support;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::Output;
+
+use support::TempHome;
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+}
+
+/// Whether this test runs as root (who reads through permission bits).
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").expect("/proc/self").uid() == 0
+}
+
+/// `bin` with `args` on `home`, as an unprivileged user: as root, through `setpriv` as
+/// `nobody` (a test of what a user cannot read is meaningless as root; it fails, never
+/// skips, when `setpriv` is missing).
+fn run_unprivileged(bin: &str, home: &Path, args: &[&str]) -> Output {
+    let exe = assert_cmd::cargo::cargo_bin(bin);
+    let mut cmd = if is_root() {
+        // The temp home must be reachable by `nobody`.
+        chmod(home, 0o755);
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&exe);
+        c
+    } else {
+        std::process::Command::new(&exe)
+    };
+    cmd.env("HERMES_HOME", home)
+        .env_remove("HERMES_NOW")
+        .env("TZ", "UTC")
+        .args(args);
+    let out = cmd
+        .output()
+        .expect("run (setpriv is needed when the tests run as root)");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).starts_with("setpriv:"),
+        "setpriv failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const SKILL: &str = "---\nname: fine\ndescription: A fine skill.\n---\n\n# Fine\n\nRun `ls`.\n";
+
+// ---- item 1: the scanner fails when it cannot read --------------------------------------
+
+fn scan_home_with(setup: impl Fn(&Path)) -> (TempHome, String) {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    home.write("skills/other/SKILL.md", SKILL.replace("fine", "other"));
+    setup(home.path());
+    let shown = home.path().display().to_string();
+    (home, shown)
+}
+
+#[test]
+fn scanner_errors_on_an_unreadable_skills_dir() {
+    let (home, shown) = scan_home_with(|h| chmod(&h.join("skills"), 0o000));
+    for extra in [
+        &[][..],
+        &["-q"][..],
+        &["--fail-on", "never"][..],
+        &["--lint-only"][..],
+    ] {
+        let mut args = vec!["--format", "jsonl"];
+        args.extend_from_slice(extra);
+        let out = run_unprivileged("hermes-skill-scan", home.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{extra:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "", "{extra:?}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "hermes-skill-scan: error: cannot read {shown}/skills: Permission denied (os error 13)\n\
+                 hermes-skill-scan: error: 1 path could not be read; nothing was reported\n\
+                 hint: give the scanning user read access (folders also need x), or scan only what it can read\n"
+            ),
+            "{extra:?}"
+        );
+    }
+    chmod(&home.path().join("skills"), 0o755);
+}
+
+#[test]
+fn scanner_errors_on_an_unreadable_skill_folder() {
+    let (home, shown) = scan_home_with(|h| chmod(&h.join("skills/other"), 0o000));
+    let out = run_unprivileged(
+        "hermes-skill-scan",
+        home.path(),
+        &["-q", "--fail-on", "never"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with(&format!(
+            "hermes-skill-scan: error: cannot read {shown}/skills/other: Permission denied (os error 13)\n"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    chmod(&home.path().join("skills/other"), 0o755);
+}
+
+#[test]
+fn scanner_errors_on_an_unreadable_skill_md() {
+    let (home, shown) = scan_home_with(|h| chmod(&h.join("skills/fine/SKILL.md"), 0o000));
+    for args in [
+        &["--fail-on", "never", "--trust", "community"][..],
+        &["-q"][..],
+        &["--lint-only"][..],
+    ] {
+        let out = run_unprivileged("hermes-skill-scan", home.path(), args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).starts_with(&format!(
+                "hermes-skill-scan: error: cannot read {shown}/skills/fine/SKILL.md: Permission denied (os error 13)\n"
+            )),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(!text(&out.stdout).contains("allow"), "{args:?}");
+    }
+    // The same skill named directly.
+    let dir = format!("{shown}/skills/fine");
+    let out = run_unprivileged("hermes-skill-scan", home.path(), &[&dir]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
