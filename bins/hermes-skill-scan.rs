@@ -111,8 +111,10 @@ fn main() -> ExitCode {
                 honor_suppressions: true,
                 ..ScanOptions::default()
             },
-            lint: (args.lint || args.lint_only).then_some(args.profile),
-            lint_only: args.lint_only,
+            // A baseline records what any gate will check: the scan and the linter both.
+            lint: (args.lint || args.lint_only || args.write_baseline.is_some())
+                .then_some(args.profile),
+            lint_only: args.lint_only && args.write_baseline.is_none(),
         };
         let bar = progress::bar(0, "scanning", args.common.quiet);
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -158,9 +160,8 @@ fn main() -> ExitCode {
             }
             return Err(Hinted::new(
                 format!(
-                    "{} path{} could not be read; nothing was reported",
-                    unreadable.len(),
-                    if unreadable.len() == 1 { "" } else { "s" }
+                    "{} could not be read; nothing was reported",
+                    count(unreadable.len(), "path")
                 ),
                 "give the scanning user read access (folders also need x), or scan only what it can read",
             )
@@ -175,7 +176,20 @@ fn main() -> ExitCode {
             }
         }
         if let Some(path) = &args.write_baseline {
-            Baseline::of(&results).write(path)?;
+            let baseline = Baseline::of(&results);
+            baseline.write(path)?;
+            if !args.common.quiet {
+                eprintln!(
+                    "{BIN}: wrote {} to {} ({} scanner finding{}, {} lint issue{}, {} profile)",
+                    count(baseline.findings.len() + baseline.lint.len(), "finding"),
+                    path.display(),
+                    baseline.findings.len(),
+                    plural(baseline.findings.len()),
+                    baseline.lint.len(),
+                    plural(baseline.lint.len()),
+                    args.profile.as_str(),
+                );
+            }
         }
         if let Some(path) = &args.baseline {
             Baseline::load(path)?.apply(&mut results);
@@ -189,6 +203,14 @@ fn main() -> ExitCode {
         print(&args, &results, &summary, &judged)?;
         Ok(exit_status(&args, &results))
     })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", plural(n))
 }
 
 /// A path that is one skill: its folder or its SKILL.md.
