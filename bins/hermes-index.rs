@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
@@ -53,6 +53,9 @@ enum Command {
         /// New message ids per store transaction (tests and benchmarks)
         #[arg(long, hide = true, default_value_t = team::push::CHUNK)]
         chunk: i64,
+        /// Append the push's JSONL record (or its error) to FILE, creating its folder (cron)
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
     },
     /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
     Ingest {
@@ -92,15 +95,29 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let log = match &cli.command {
+        Command::Push { log, .. } => log.clone(),
+        _ => None,
+    };
     exit::run(BIN, || {
-        let cli = Cli::parse();
+        let result = body(&cli);
+        if let (Err(err), Some(path)) = (&result, &log) {
+            hermes_loop::io::output::log_error(path, err);
+        }
+        result
+    })
+}
+
+fn body(cli: &Cli) -> Result<Exit> {
+    {
         let home = Home::resolve(cli.common.home.as_deref())?;
         if let Some(url) = &cli.store {
             return team(&cli.command, url, &home, cli.format.resolve()).map_err(with_hint);
         }
         let path = home.state_db();
         run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
-    })
+    }
 }
 
 fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Exit> {
@@ -277,7 +294,16 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
 
 /// The commands that work on the team store.
 fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exit> {
-    let mut out = Output::stdout();
+    let (mut out, format) = match command {
+        Command::Push {
+            log: Some(path), ..
+        } => (
+            Output::append(path)
+                .with_context(|| format!("cannot open the log {}", path.display()))?,
+            Format::Jsonl,
+        ),
+        _ => (Output::stdout(), format),
+    };
     let mut store = team::connect::connect(url, &team::connect::process_env)?;
     match command {
         Command::Init { grant } => {
@@ -289,7 +315,7 @@ fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exi
                 )
             })?;
         }
-        Command::Push { owner, chunk } => {
+        Command::Push { owner, chunk, .. } => {
             let report = team::push::push(
                 &mut store,
                 home.root(),

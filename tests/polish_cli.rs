@@ -257,3 +257,141 @@ fn ci_scan_leaves_no_sarif_on_error() {
         .collect();
     assert_eq!(left, ["skills"], "{left:?}");
 }
+
+// ---- item 3: the README's crontab lines under cron's bare environment --------------------
+
+/// The command of every line of the README's ```crontab blocks (schedule fields dropped).
+fn readme_crontab_lines() -> Vec<String> {
+    let readme = readme();
+    let mut lines = Vec::new();
+    let mut inside = false;
+    for line in readme.lines() {
+        match line.trim() {
+            "```crontab" => inside = true,
+            "```" => inside = false,
+            l if inside && !l.starts_with('#') && !l.is_empty() => {
+                let command = l.split_whitespace().skip(5).collect::<Vec<_>>().join(" ");
+                assert!(!command.is_empty(), "{line}");
+                lines.push(command);
+            }
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// A machine where the README's install was done: `$HOME/.cargo/bin` holds the binaries
+/// (`cargo install --path .` puts them there), and nothing else is set up.
+fn installed_home() -> TempHome {
+    let home = TempHome::new();
+    let bin = home.path().join(".cargo/bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    for name in [
+        "hermes-curate",
+        "hermes-index",
+        "hermes-skills",
+        "hermes-recall",
+    ] {
+        std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin(name), bin.join(name))
+            .expect("symlink");
+    }
+    home
+}
+
+/// Runs `line` as cron does: `/bin/sh -c`, an environment of HOME, LOGNAME, SHELL and
+/// `PATH=/usr/bin:/bin` only.
+fn as_cron(home: &Path, line: &str) -> Output {
+    std::process::Command::new("/usr/bin/env")
+        .arg("-i")
+        .arg(format!("HOME={}", home.display()))
+        .args(["LOGNAME=cron", "SHELL=/bin/sh", "PATH=/usr/bin:/bin"])
+        .args(["/bin/sh", "-c", line])
+        .current_dir(home)
+        .output()
+        .expect("env -i")
+}
+
+#[test]
+fn readme_crontab_lines_work_under_cron() {
+    let lines = readme_crontab_lines();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let curate = lines
+        .iter()
+        .find(|l| l.contains("hermes-curate"))
+        .expect("the curator's line");
+    let home = installed_home();
+    // A new home: skills, no logs/ yet.
+    std::fs::create_dir_all(home.path().join(".hermes/skills/notes")).expect("mkdir");
+    std::fs::write(home.path().join(".hermes/skills/notes/SKILL.md"), SKILL).expect("write");
+    for _ in 0..2 {
+        let out = as_cron(home.path(), curate);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "");
+        assert_eq!(text(&out.stderr), "");
+    }
+    let log = std::fs::read_to_string(home.path().join(".hermes/logs/curate.log")).expect("log");
+    let records: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSONL: {l:?}: {e}")))
+        .collect();
+    assert_eq!(records.len(), 2, "{log}");
+    assert_eq!(records[0]["ran"], serde_json::json!(false), "{log}");
+    // An error is one JSON record in the log, and on stderr for cron's mail.
+    std::fs::write(
+        home.path().join(".hermes/config.yaml"),
+        "curator: [unclosed\n",
+    )
+    .expect("w");
+    let out = as_cron(home.path(), curate);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("hermes-curate: error: "),
+        "{}",
+        text(&out.stderr)
+    );
+    let log = std::fs::read_to_string(home.path().join(".hermes/logs/curate.log")).expect("log");
+    let last: serde_json::Value =
+        serde_json::from_str(log.lines().last().expect("line")).expect("JSONL");
+    assert!(
+        last["error"]
+            .as_str()
+            .expect("error")
+            .contains("config.yaml"),
+        "{last}"
+    );
+
+    // The team store's line, against a throwaway cluster: the documented address and
+    // password placeholders replaced by the cluster's.
+    let push = lines
+        .iter()
+        .find(|l| l.contains("hermes-index"))
+        .expect("the push line");
+    let cluster = support::pg::Cluster::start();
+    let url = cluster.url(support::pg::ADMIN);
+    // A home with a session store (the agent made it), and the store's schema (its owner).
+    let local = support::bin("hermes-index", &home.path().join(".hermes"))
+        .arg("init")
+        .output()
+        .expect("init");
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local.stderr));
+    let init = assert_cmd::Command::cargo_bin("hermes-index")
+        .expect("bin")
+        .env("HERMES_HOME", home.path().join(".hermes"))
+        .args(["--store", &url, "init"])
+        .output()
+        .expect("init");
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init.stderr));
+    let line = push
+        .replace("PGPASSWORD=…", "PGPASSWORD=unused")
+        .replace("postgresql://alice@db.internal/team", &format!("'{url}'"));
+    assert_ne!(
+        &line, push,
+        "the README's placeholders changed: update this test"
+    );
+    let out = as_cron(home.path(), &line);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    let log = std::fs::read_to_string(home.path().join(".hermes/logs/team-push.log")).expect("log");
+    let record: serde_json::Value = serde_json::from_str(log.trim()).expect("one JSONL record");
+    assert!(record["home_id"].is_string(), "{record}");
+}
