@@ -76,6 +76,9 @@ enum Command {
         /// Replace every occurrence
         #[arg(long)]
         all: bool,
+        /// Refuse anything but an exact match (no fuzzy matching)
+        #[arg(long)]
+        exact: bool,
     },
     /// Rewrite a skill's SKILL.md
     Edit {
@@ -242,11 +245,13 @@ impl Command {
                 new,
                 file,
                 all,
+                exact,
             } => ManageArgs {
                 old_string: Some(old),
                 new_string: Some(new),
                 file_path: file,
                 replace_all: all,
+                exact,
                 ..args("patch", name)
             },
             Command::Edit { name, content } => ManageArgs {

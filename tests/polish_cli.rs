@@ -395,3 +395,90 @@ fn readme_crontab_lines_work_under_cron() {
     let record: serde_json::Value = serde_json::from_str(log.trim()).expect("one JSONL record");
     assert!(record["home_id"].is_string(), "{record}");
 }
+
+// ---- item 4: a fuzzy patch says so; --exact refuses anything else ------------------------
+
+const DEPLOY: &str = "---\nname: dep\ndescription: Deploys.\n---\n\n# Deploy\n\nRun the tests.\nDeploy to production now.\nCheck the dashboards.\n";
+
+fn skills(home: &Path, args: &[&str]) -> Output {
+    support::bin("hermes-skills", home)
+        .args(args)
+        .output()
+        .expect("hermes-skills")
+}
+
+#[test]
+fn patch_reports_a_fuzzy_match_and_exact_refuses_it() {
+    let home = TempHome::new();
+    home.write("skills/dep/SKILL.md", DEPLOY);
+    let old = "Run the tests.\nDeploy to staging now.\nCheck the dashboards.";
+    let new = "Run the tests.\nDeploy to staging later.\nCheck the dashboards.";
+    let refused = skills(
+        home.path(),
+        &[
+            "patch", "dep", "--exact", "--old", old, "--new", new, "--format", "text",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(text(&refused.stdout), "");
+    assert_eq!(
+        text(&refused.stderr),
+        "hermes-skills: No exact match for old_string in SKILL.md; an approximate match starts \
+         at line 8: \"Run the tests.\". Nothing was changed (drop --exact to accept it).\n"
+    );
+    assert_eq!(home.read("skills/dep/SKILL.md"), DEPLOY);
+
+    let fuzzy = skills(
+        home.path(),
+        &[
+            "patch", "dep", "--old", old, "--new", new, "--format", "text",
+        ],
+    );
+    assert_eq!(fuzzy.status.code(), Some(0), "{}", text(&fuzzy.stderr));
+    assert_eq!(
+        text(&fuzzy.stdout),
+        "Patched SKILL.md in skill 'dep' (1 replacement).\n\
+         match: fuzzy (block_anchor): the text was not found as written; replaced instead:\n\
+         \x20\x20\x20\x20\x208| Run the tests.\n\
+         \x20\x20\x20\x20\x209| Deploy to production now.\n\
+         \x20\x20\x20\x2010| Check the dashboards.\n"
+    );
+    // JSON: the match, without the tool's private keys.
+    let exact = skills(
+        home.path(),
+        &[
+            "patch", "dep", "--old", "later", "--new", "soon", "--format", "json",
+        ],
+    );
+    assert_eq!(exact.status.code(), Some(0));
+    let answer: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
+    assert_eq!(
+        answer,
+        serde_json::json!({
+            "success": true,
+            "message": "Patched SKILL.md in skill 'dep' (1 replacement).",
+            "match": "exact",
+            "matched": [{"line": 9, "text": "later"}],
+        })
+    );
+    let fuzzy = skills(
+        home.path(),
+        &[
+            "patch",
+            "dep",
+            "--old",
+            "  Deploy to staging soon.",
+            "--new",
+            "Deploy.",
+            "--format",
+            "json",
+        ],
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&fuzzy.stdout).expect("json");
+    assert_eq!(answer["match"], "fuzzy", "{answer}");
+    assert_eq!(answer["strategy"], "line_trimmed", "{answer}");
+    assert_eq!(
+        answer["matched"],
+        serde_json::json!([{"line": 9, "text": "Deploy to staging soon."}])
+    );
+}

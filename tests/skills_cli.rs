@@ -366,9 +366,10 @@ fn read_only_skills_dir() {
             .write_stdin(stdin.to_string())
             .output()
             .expect("run");
+        // An I/O error, not a refusal (issue 18): exit 2.
         assert_eq!(
             out.status.code(),
-            Some(1),
+            Some(2),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
