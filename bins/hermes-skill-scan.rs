@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Parser;
 use hermes_loop::guard::baseline::Baseline;
 use hermes_loop::guard::batch::{self, RunOptions, Summary};
+use hermes_loop::guard::policy::Install;
 use hermes_loop::guard::{ScanOptions, Trust, Verdict, explain, report, sarif};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::CommonArgs;
@@ -34,7 +35,8 @@ struct Args {
     /// Trust level for the install decision
     #[arg(long, value_enum, default_value_t = Trust::Community)]
     trust: Trust,
-    /// Exit 1 when a skill's verdict is this or worse
+    /// Exit 1 when a skill's verdict is this or worse; `install`: when the install decision
+    /// at --trust is not allow
     #[arg(long, value_enum, default_value_t = FailOn::Dangerous, value_name = "VERDICT")]
     fail_on: FailOn,
     /// Also run the linter; lint errors then fail the run
@@ -84,6 +86,8 @@ struct Args {
 enum FailOn {
     Caution,
     Dangerous,
+    /// The install decision at --trust is not `allow` (block, or ask: a script cannot ask)
+    Install,
     Never,
 }
 
@@ -309,14 +313,14 @@ fn exit_status(args: &Args, results: &[batch::SkillResult]) -> Exit {
     let threshold = match args.fail_on {
         FailOn::Caution => Some(Verdict::Caution),
         FailOn::Dangerous => Some(Verdict::Dangerous),
-        FailOn::Never => None,
+        FailOn::Install | FailOn::Never => None,
     };
-    let bad_verdict = threshold.is_some_and(|t| {
-        results
-            .iter()
-            .filter_map(|r| r.report.as_ref())
-            .any(|r| r.verdict >= t)
-    });
+    let reports = || results.iter().filter_map(|r| r.report.as_ref());
+    let bad_verdict = match args.fail_on {
+        // What `scan && install` needs: the decision the install would take.
+        FailOn::Install => reports().any(|r| r.install() != Install::Allow),
+        _ => threshold.is_some_and(|t| reports().any(|r| r.verdict >= t)),
+    };
     let lint_errors = (args.lint || args.lint_only)
         && results
             .iter()

@@ -482,3 +482,38 @@ fn patch_reports_a_fuzzy_match_and_exact_refuses_it() {
         serde_json::json!([{"line": 9, "text": "Deploy to staging soon."}])
     );
 }
+
+// ---- item 5: --fail-on install --------------------------------------------------------
+
+#[test]
+fn fail_on_install_follows_the_install_decision() {
+    let home = TempHome::new();
+    home.write("skills/deploy-x/SKILL.md", DANGEROUS);
+    home.write("skills/fine/SKILL.md", SKILL);
+    let dangerous = home.path().join("skills/deploy-x");
+    let fine = home.path().join("skills/fine");
+    let code = |path: &Path, trust: &str| {
+        support::bin("hermes-skill-scan", home.path())
+            .arg(path)
+            .args([
+                "--trust",
+                trust,
+                "--fail-on",
+                "install",
+                "-q",
+                "--format",
+                "jsonl",
+            ])
+            .output()
+            .expect("scan")
+            .status
+            .code()
+    };
+    // Hermes's table: dangerous is allowed from builtin, blocked from trusted and
+    // community, asked about for agent-created (a script cannot ask: it fails).
+    assert_eq!(code(&dangerous, "builtin"), Some(0));
+    assert_eq!(code(&dangerous, "trusted"), Some(1));
+    assert_eq!(code(&dangerous, "community"), Some(1));
+    assert_eq!(code(&dangerous, "agent-created"), Some(1));
+    assert_eq!(code(&fine, "community"), Some(0));
+}
