@@ -517,3 +517,38 @@ fn fail_on_install_follows_the_install_decision() {
     assert_eq!(code(&dangerous, "agent-created"), Some(1));
     assert_eq!(code(&fine, "community"), Some(0));
 }
+
+// ---- item 6: a failed atomic write leaves no temp file ----------------------------------
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn export_onto_a_folder_leaves_no_temp_file() {
+    let home = TempHome::new();
+    let init = support::bin("hermes-index", home.path())
+        .arg("init")
+        .output()
+        .expect("init");
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init.stderr));
+    let out_dir = TempHome::new();
+    std::fs::create_dir(out_dir.path().join("DIR")).expect("mkdir");
+    let out = support::bin("hermes-index", home.path())
+        .current_dir(out_dir.path())
+        .args(["export", "DIR"])
+        .output()
+        .expect("export");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("hermes-index: error: cannot replace DIR: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(names_in(out_dir.path()), ["DIR"]);
+}
