@@ -552,3 +552,55 @@ fn export_onto_a_folder_leaves_no_temp_file() {
     );
     assert_eq!(names_in(out_dir.path()), ["DIR"]);
 }
+
+// ---- item 7: a sidecar that does not parse is never overwritten --------------------------
+
+#[test]
+fn a_corrupt_usage_sidecar_is_kept_and_reported_everywhere() {
+    let home = TempHome::new();
+    home.write("skills/a/SKILL.md", SKILL.replace("fine", "a"));
+    home.write("skills/b/SKILL.md", SKILL.replace("fine", "b"));
+    let corrupt = "{\"a\": {\"use_count\": 5},";
+    home.write("skills/.usage.json", corrupt);
+    let shown = home.path().display().to_string();
+    let problem = format!(
+        "{shown}/skills/.usage.json does not parse (EOF while parsing a value at line 1 column 23)"
+    );
+    let view = skills(home.path(), &["view", "b", "--format", "text"]);
+    assert_eq!(view.status.code(), Some(0));
+    assert_eq!(
+        text(&view.stderr),
+        format!(
+            "hermes-skills: warning: usage not recorded: {problem}; left as it is, nothing \
+             recorded (a copy is in {shown}/skills/.usage.json.corrupt): fix it, or move it away \
+             to start counting afresh\n"
+        )
+    );
+    assert_eq!(home.read("skills/.usage.json"), corrupt);
+    assert_eq!(home.read("skills/.usage.json.corrupt"), corrupt);
+    let list = skills(home.path(), &["list", "--format", "jsonl"]);
+    assert_eq!(list.status.code(), Some(0));
+    assert_eq!(
+        text(&list.stderr),
+        format!(
+            "hermes-skills: warning: {problem}: usage is shown as zeros, and nothing is \
+             recorded until it is fixed or moved away\n"
+        )
+    );
+    let run = support::bin("hermes-curate", home.path())
+        .args(["run", "--format", "jsonl"])
+        .output()
+        .expect("curate");
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains(".usage.json does not parse"),
+        "{}",
+        text(&run.stderr)
+    );
+    let pin = support::bin("hermes-curate", home.path())
+        .args(["pin", "a", "--format", "jsonl"])
+        .output()
+        .expect("pin");
+    assert_ne!(pin.status.code(), Some(0));
+    assert_eq!(home.read("skills/.usage.json"), corrupt);
+}

@@ -121,7 +121,7 @@ pub fn run_with(
     };
     if let Some(why) = &ran.state_was_corrupt {
         eprintln!(
-            "hermes-curate: warning: skills/.curator_state could not be read ({why}); its bytes were kept in skills/.curator_state.corrupt"
+            "hermes-curate: warning: skills/.curator_state could not be read ({why}); this dry run used the defaults (a run refuses until it is fixed or moved away)"
         );
     }
     if ran.paused && !options.if_due && !ui.quiet {

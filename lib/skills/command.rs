@@ -90,6 +90,17 @@ pub fn list(
     archived: bool,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
+    if let Err(super::usage::SidecarError::Corrupt { path, reason }) =
+        super::usage::load_checked(&lib.home)
+    {
+        crate::io::exit::warn(
+            ui.bin,
+            format!(
+                "{} does not parse ({reason}): usage is shown as zeros, and nothing is recorded until it is fixed or moved away",
+                path.display()
+            ),
+        );
+    }
     let (out, format) = (&mut *ui.out, ui.format);
     let index = Index::build(lib);
     let rows = if archived {
