@@ -133,7 +133,8 @@ fn body(cli: Cli, log: Option<&std::path::Path>) -> anyhow::Result<Exit> {
         let now = hermes_loop::clock::now()?;
         let frozen_clock =
             std::env::var(hermes_loop::clock::NOW_VAR).is_ok_and(|v| !v.trim().is_empty());
-        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
+        // The curator looks after a home; it never creates one.
+        let lib = Library::open(Home::resolve_existing(cli.common.home.as_deref())?)?;
         let mut out = match log {
             Some(path) => Output::append(path)
                 .with_context(|| format!("cannot open the log {}", path.display()))?,

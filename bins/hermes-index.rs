@@ -111,12 +111,20 @@ fn main() -> ExitCode {
 
 fn body(cli: &Cli) -> Result<Exit> {
     {
-        let home = Home::resolve(cli.common.home.as_deref())?;
+        let flag = cli.common.home.as_deref();
+        let home = match (&cli.command, &cli.store) {
+            (Command::Init { .. } | Command::Ingest { .. }, None) => Home::resolve(flag)?,
+            _ => Home::resolve_existing(flag)?,
+        };
+        let existed = home.root().is_dir();
         if let Some(url) = &cli.store {
             return team(&cli.command, url, &home, cli.format.resolve()).map_err(with_hint);
         }
         let path = home.state_db();
-        run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
+        let exit =
+            run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)?;
+        exit::note_created_home(BIN, &home, existed, cli.common.quiet);
+        Ok(exit)
     }
 }
 

@@ -81,7 +81,12 @@ enum Command {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
-        let home = Home::resolve(cli.common.home.as_deref())?;
+        let flag = cli.common.home.as_deref();
+        let home = match cli.command {
+            Command::Show { .. } | Command::Usage { .. } => Home::resolve_existing(flag)?,
+            _ => Home::resolve(flag)?,
+        };
+        let existed = home.root().is_dir();
         let config = Config::load(&home)?;
         if !cli.common.quiet {
             config.warnings().iter().for_each(|w| exit::warn(BIN, w));
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
             }
         };
         out.finish()?;
+        exit::note_created_home(BIN, &home, existed, cli.common.quiet);
         Ok(code)
     })
 }

@@ -106,7 +106,7 @@ fn main() -> ExitCode {
             return explain_rule(id);
         }
         let paths = match args.paths.is_empty() {
-            true => vec![Home::resolve(args.common.home.as_deref())?.skills_dir()],
+            true => vec![Home::resolve_existing(args.common.home.as_deref())?.skills_dir()],
             false => args.paths.clone(),
         };
         let options = RunOptions {

@@ -162,7 +162,17 @@ fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
         hermes_loop::clock::now()?;
-        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
+        let flag = cli.common.home.as_deref();
+        let reads_only = matches!(
+            cli.command,
+            Command::List { .. } | Command::View { .. } | Command::PromptIndex { .. }
+        );
+        let home = match reads_only {
+            true => Home::resolve_existing(flag)?,
+            false => Home::resolve(flag)?,
+        };
+        let existed = home.root().is_dir();
+        let lib = Library::open(home)?;
         let mut out = Output::stdout();
         let format = cli.format.resolve();
         let mut ui = command::Ui {
@@ -172,6 +182,7 @@ fn main() -> ExitCode {
         };
         let exit = run(&lib, cli.command, &mut ui)?;
         out.finish()?;
+        exit::note_created_home(BIN, &lib.home, existed, cli.common.quiet);
         Ok(exit)
     })
 }

@@ -604,3 +604,93 @@ fn a_corrupt_usage_sidecar_is_kept_and_reported_everywhere() {
     assert_ne!(pin.status.code(), Some(0));
     assert_eq!(home.read("skills/.usage.json"), corrupt);
 }
+
+// ---- item 8: a home named explicitly must exist to be read; `~` is expanded ---------------
+
+#[test]
+fn a_missing_explicit_home_is_an_error_for_reading_commands() {
+    let parent = TempHome::new();
+    let missing = parent.path().join("typo");
+    let shown = missing.display().to_string();
+    let reads: &[(&str, &[&str])] = &[
+        ("hermes-skills", &["list"]),
+        ("hermes-skills", &["view", "x"]),
+        ("hermes-skills", &["prompt-index"]),
+        ("hermes-recall", &["anything"]),
+        ("hermes-memory", &["show"]),
+        ("hermes-memory", &["usage"]),
+        ("hermes-index", &["stats"]),
+        ("hermes-index", &["export"]),
+        ("hermes-curate", &["status"]),
+        ("hermes-curate", &["run"]),
+        ("hermes-skill-scan", &[]),
+    ];
+    let hint = "hint: check the path; a command that writes (e.g. `hermes-index init`, \
+                `hermes-skills create`) creates the home\n";
+    for (bin, args) in reads {
+        for via_flag in [false, true] {
+            let mut cmd = support::bin(bin, &missing);
+            if via_flag {
+                cmd.env_remove("HERMES_HOME").arg("--home").arg(&missing);
+            }
+            let out = cmd.args(*args).output().expect("run");
+            let from = if via_flag { "--home" } else { "HERMES_HOME" };
+            assert_eq!(out.status.code(), Some(2), "{bin} {args:?}");
+            assert_eq!(
+                text(&out.stderr),
+                format!("{bin}: error: no Hermes home at {shown} ({from})\n{hint}"),
+                "{bin} {args:?}"
+            );
+            assert!(!missing.exists(), "{bin} {args:?} created it");
+        }
+    }
+    // Commands that create a home say so.
+    let created = support::bin("hermes-memory", &missing)
+        .args(["add", "--target", "user", "Likes tea.", "--format", "jsonl"])
+        .output()
+        .expect("add");
+    assert_eq!(created.status.code(), Some(0));
+    assert_eq!(
+        text(&created.stderr),
+        format!("hermes-memory: created the Hermes home {shown}\n")
+    );
+    let again = support::bin("hermes-memory", &missing)
+        .args([
+            "add",
+            "--target",
+            "user",
+            "Likes coffee.",
+            "--format",
+            "jsonl",
+        ])
+        .output()
+        .expect("add");
+    assert_eq!(text(&again.stderr), "");
+}
+
+#[test]
+fn a_tilde_in_hermes_home_is_expanded_never_created() {
+    let user = TempHome::new();
+    let out = support::bin("hermes-skills", Path::new("~/agent-home"))
+        .env("HOME", user.path())
+        .current_dir(user.path())
+        .args(["create", "tea", "-", "--format", "json"])
+        .write_stdin(SKILL.replace("fine", "tea"))
+        .output()
+        .expect("create");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(user.path().join("agent-home/skills/tea/SKILL.md").is_file());
+    assert!(!user.path().join("~").exists());
+    let refused = support::bin("hermes-skills", Path::new("~bob/home"))
+        .current_dir(user.path())
+        .arg("list")
+        .output()
+        .expect("list");
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        text(&refused.stderr),
+        "hermes-skills: error: HERMES_HOME is \"~bob/home\": a `~` that is not followed by `/` \
+         (or with no $HOME) cannot be expanded; give the full path\n"
+    );
+    assert!(!user.path().join("~bob").exists());
+}

@@ -77,6 +77,20 @@ pub fn report(bin: &str, err: &anyhow::Error) {
     eprintln!("{bin}: error: {err:#}");
     if let Some(hinted) = err.chain().find_map(|e| e.downcast_ref::<Hinted>()) {
         eprintln!("hint: {}", hinted.hint);
+    } else if let Some(hint) = err
+        .chain()
+        .find_map(|e| e.downcast_ref::<crate::home::NoHome>())
+        .and_then(crate::home::NoHome::hint)
+    {
+        eprintln!("hint: {hint}");
+    }
+}
+
+/// After a command that may write: says so when it created the home (it did not exist
+/// before the command ran), so a typo in `--home`/`HERMES_HOME` does not go unnoticed.
+pub fn note_created_home(bin: &str, home: &crate::home::Home, existed: bool, quiet: bool) {
+    if !existed && !quiet && home.root().is_dir() {
+        eprintln!("{bin}: created the Hermes home {}", home.root().display());
     }
 }
 
