@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
+use hermes_loop::io::format::Format;
 use hermes_loop::io::output::Output;
 use hermes_loop::skills::command;
 use hermes_loop::skills::guards::Origin;
@@ -47,11 +48,15 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Print a skill's SKILL.md, or one of its files (counts as a view and a use)
+    /// Print a skill's SKILL.md, or one of its files
     View {
         name: String,
         file: Option<String>,
-        /// Do not bump the usage counters
+        /// Count this as the agent's use of the skill (view and use counters), as its
+        /// `skill_view` tool does
+        #[arg(long, conflicts_with = "no_count")]
+        count: bool,
+        /// Do not bump the usage counters (the default)
         #[arg(long)]
         no_count: bool,
     },
@@ -174,7 +179,12 @@ fn main() -> ExitCode {
         let existed = home.root().is_dir();
         let lib = Library::open(home)?;
         let mut out = Output::stdout();
-        let format = cli.format.resolve();
+        // The document itself, piped or not: `view x > x.md` and `prompt-index > f` want
+        // the text a person reads, not the tool's JSON (ask for that with --format).
+        let format = match (&cli.command, cli.format.format) {
+            (Command::View { .. } | Command::PromptIndex { .. }, None) => Format::Text,
+            _ => cli.format.resolve(),
+        };
         let mut ui = command::Ui {
             out: &mut out,
             format,
@@ -206,8 +216,9 @@ fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit
         Command::View {
             name,
             file,
-            no_count,
-        } => command::view(lib, &name, file.as_deref(), !no_count, ui),
+            count,
+            no_count: _,
+        } => command::view(lib, &name, file.as_deref(), count, ui),
         Command::Apply { origin, keep_going } => {
             let origin = Origin::parse(&origin).unwrap_or_default();
             let stdin = std::io::stdin().lock();

@@ -566,7 +566,7 @@ fn a_corrupt_usage_sidecar_is_kept_and_reported_everywhere() {
     let problem = format!(
         "{shown}/skills/.usage.json does not parse (EOF while parsing a value at line 1 column 23)"
     );
-    let view = skills(home.path(), &["view", "b", "--format", "text"]);
+    let view = skills(home.path(), &["view", "b", "--count"]);
     assert_eq!(view.status.code(), Some(0));
     assert_eq!(
         text(&view.stderr),
@@ -693,4 +693,38 @@ fn a_tilde_in_hermes_home_is_expanded_never_created() {
          (or with no $HOME) cannot be expanded; give the full path\n"
     );
     assert!(!user.path().join("~bob").exists());
+}
+
+// ---- item 9: view and prompt-index print the document; a person's read is not a use -------
+
+#[test]
+fn view_and_prompt_index_print_the_document_when_piped() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    let view = skills(home.path(), &["view", "fine"]);
+    assert_eq!(view.status.code(), Some(0));
+    assert_eq!(text(&view.stdout), SKILL);
+    assert!(
+        !home.path().join("skills/.usage.json").exists(),
+        "not counted"
+    );
+    let index = skills(home.path(), &["prompt-index"]);
+    assert_eq!(index.status.code(), Some(0));
+    assert!(
+        text(&index.stdout).contains("<available_skills>"),
+        "{}",
+        text(&index.stdout)
+    );
+    assert!(!text(&index.stdout).starts_with('{'));
+    // The tool's answer on request, and the agent's count on request.
+    let json = skills(
+        home.path(),
+        &["view", "fine", "--format", "jsonl", "--count"],
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(answer["success"], true);
+    let usage: serde_json::Value =
+        serde_json::from_str(&home.read("skills/.usage.json")).expect("usage");
+    assert_eq!(usage["fine"]["use_count"], 1);
+    assert_eq!(usage["fine"]["view_count"], 1);
 }

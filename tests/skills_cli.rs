@@ -92,12 +92,28 @@ fn list_all_gives_reasons() {
 #[test]
 fn view_prints_content_and_counts() {
     let home = home_with_skills();
-    let (stdout, _, code) = run(home.path(), &["view", "notes", "--format", "text"]);
+    // A person reading a skill is not the agent using it (issue 18): no count by default,
+    // and the document itself even when piped.
+    let (stdout, _, code) = run(home.path(), &["view", "notes"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, skill_md("notes", "Take notes."));
+    assert!(!home.path().join("skills/.usage.json").exists());
+    let (stdout, _, code) = run(
+        home.path(),
+        &["view", "notes", "--count", "--format", "text"],
+    );
     assert_eq!(code, 0);
     assert_eq!(stdout, skill_md("notes", "Take notes."));
     let (stdout, _, _) = run(
         home.path(),
-        &["view", "dev/git", "references/tips.md", "--format", "text"],
+        &[
+            "view",
+            "dev/git",
+            "references/tips.md",
+            "--count",
+            "--format",
+            "text",
+        ],
     );
     assert_eq!(stdout, "# Tips\n");
     let usage = home.read("skills/.usage.json");
@@ -639,7 +655,7 @@ fn garbage_sidecar_reads_as_empty_and_is_never_overwritten() {
     );
     // Issue 18: a view does not replace a file it could not parse (Python would, and
     // every other skill's history would go); it keeps a copy and says so.
-    run(home.path(), &["view", "a"]);
+    run(home.path(), &["view", "a", "--count"]);
     assert_eq!(home.read("skills/.usage.json.corrupt"), "{not json");
     assert_eq!(home.read("skills/.usage.json"), "{not json");
 }
