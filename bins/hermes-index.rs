@@ -111,6 +111,7 @@ fn main() -> ExitCode {
 
 fn body(cli: &Cli) -> Result<Exit> {
     {
+        hermes_loop::clock::now()?;
         let flag = cli.common.home.as_deref();
         let home = match (&cli.command, &cli.store) {
             (Command::Init { .. } | Command::Ingest { .. }, None) => Home::resolve(flag)?,

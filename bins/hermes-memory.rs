@@ -81,6 +81,7 @@ enum Command {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
+        hermes_loop::clock::now()?;
         let flag = cli.common.home.as_deref();
         let home = match cli.command {
             Command::Show { .. } | Command::Usage { .. } => Home::resolve_existing(flag)?,

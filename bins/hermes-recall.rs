@@ -103,6 +103,7 @@ enum SortOrder {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = Cli::parse();
+        hermes_loop::clock::now()?;
         let home = Home::resolve_existing(cli.common.home.as_deref())?;
         let format = cli.format.resolve();
         let mut answer: Box<Answerer> = match &cli.store {

@@ -102,6 +102,8 @@ enum ScanFormat {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let args = Args::parse();
+        // Malformed HERMES_NOW is an error in every binary, used or not.
+        hermes_loop::clock::now()?;
         if let Some(id) = &args.explain {
             return explain_rule(id);
         }

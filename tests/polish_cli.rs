@@ -728,3 +728,55 @@ fn view_and_prompt_index_print_the_document_when_piped() {
     assert_eq!(usage["fine"]["use_count"], 1);
     assert_eq!(usage["fine"]["view_count"], 1);
 }
+
+// ---- item 16: HERMES_NOW is checked by every binary ---------------------------------------
+
+#[test]
+fn hermes_now_is_checked_everywhere() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    let init = support::bin("hermes-index", home.path())
+        .arg("init")
+        .output()
+        .expect("init");
+    assert_eq!(init.status.code(), Some(0));
+    let commands: &[(&str, &[&str])] = &[
+        ("hermes-skills", &["list"]),
+        ("hermes-skill-scan", &[]),
+        ("hermes-recall", &["anything"]),
+        ("hermes-memory", &["show"]),
+        ("hermes-index", &["stats"]),
+        ("hermes-curate", &["status"]),
+        ("hermes-chat", &["-z", "hi"]),
+        ("hermes-review", &["--dry-run", "-"]),
+    ];
+    for (bin, args) in commands {
+        let out = support::bin(bin, home.path())
+            .env("HERMES_NOW", "next tuesday")
+            .args(*args)
+            .write_stdin("")
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{bin}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(
+                "HERMES_NOW=\"next tuesday\" is not an ISO-8601 timestamp (try 2026-11-29T12:00:00Z)"
+            ),
+            "{bin}: {}",
+            text(&out.stderr)
+        );
+    }
+    // The last second there is, is a time.
+    for (bin, args) in &commands[..6] {
+        let out = support::bin(bin, home.path())
+            .env("HERMES_NOW", "9999-12-31T23:59:59Z")
+            .args(*args)
+            .output()
+            .expect("run");
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{bin}: {}",
+            text(&out.stderr)
+        );
+    }
+}
