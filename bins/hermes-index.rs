@@ -172,6 +172,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
         }
         Command::Ingest { file, keep_going } => {
             let file = file.as_deref().filter(|f| f.as_os_str() != "-");
+            hermes_loop::io::jsonl::announce_stdin(BIN, "sessions or messages (JSONL)", file);
             let input = open_input(file)?;
             let (mut db, _, _) = sessions::open_for_write(path, true, &|_| {})?;
             let bar = progress(

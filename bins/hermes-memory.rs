@@ -176,6 +176,7 @@ fn apply(
     input: Option<PathBuf>,
     keep_going: bool,
 ) -> anyhow::Result<Exit> {
+    hermes_loop::io::jsonl::announce_stdin(BIN, "memory tool calls (JSONL)", input.as_deref());
     let reader = open_input(input.as_deref())?;
     let mut results = Vec::new();
     let (mut refused, mut bad_lines) = (false, false);

@@ -162,6 +162,7 @@ fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
 fn batch(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let mut out = Output::stdout();
     let mut bad = 0usize;
+    hermes_loop::io::jsonl::announce_stdin(BIN, "session_search calls (JSONL)", None);
     let stdin = std::io::stdin().lock();
     for record in Records::new(stdin) {
         let record = match record {

@@ -147,6 +147,7 @@ impl Content {
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
             }
             (Some(_), None) | (None, Some("-")) => {
+                hermes_loop::io::jsonl::announce_stdin(BIN, "the text", None);
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .read_to_end(&mut buf)
@@ -221,6 +222,7 @@ fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit
         } => command::view(lib, &name, file.as_deref(), count, ui),
         Command::Apply { origin, keep_going } => {
             let origin = Origin::parse(&origin).unwrap_or_default();
+            hermes_loop::io::jsonl::announce_stdin(BIN, "skill_manage calls (JSONL)", None);
             let stdin = std::io::stdin().lock();
             command::apply(lib, origin, scanner, stdin, keep_going, ui)
         }

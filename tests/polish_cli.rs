@@ -780,3 +780,101 @@ fn hermes_now_is_checked_everywhere() {
         );
     }
 }
+
+// ---- item 11: a reader waiting at a terminal says so; no question without a terminal -------
+
+/// Runs `line` with a pseudo-terminal as stdin, stdout and stderr (`script`, util-linux),
+/// stdin ending at once (Ctrl-D); the terminal's output, carriage returns dropped.
+fn at_terminal(home: &Path, line: &str) -> String {
+    let out = std::process::Command::new("script")
+        .args(["-qec", line, "/dev/null"])
+        .env("HERMES_HOME", home)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir().display()))
+        .env_remove("HERMES_NOW")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs a command on a pseudo-terminal");
+    text(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn stdin_readers_at_a_terminal_say_what_they_wait_for() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    let init = support::bin("hermes-index", home.path())
+        .arg("init")
+        .output()
+        .expect("init");
+    assert_eq!(init.status.code(), Some(0));
+    for (line, says) in [
+        (
+            "hermes-index ingest -q --format jsonl",
+            "hermes-index: reading sessions or messages (JSONL) from stdin; end with Ctrl-D (Ctrl-C cancels)\n",
+        ),
+        (
+            "hermes-skills apply --format jsonl",
+            "hermes-skills: reading skill_manage calls (JSONL) from stdin; end with Ctrl-D (Ctrl-C cancels)\n",
+        ),
+        (
+            "hermes-skills create new-one - --format jsonl",
+            "hermes-skills: reading the text from stdin; end with Ctrl-D (Ctrl-C cancels)\n",
+        ),
+        (
+            "hermes-memory apply --format jsonl",
+            "hermes-memory: reading memory tool calls (JSONL) from stdin; end with Ctrl-D (Ctrl-C cancels)\n",
+        ),
+        (
+            "hermes-recall --batch --format jsonl",
+            "hermes-recall: reading session_search calls (JSONL) from stdin; end with Ctrl-D (Ctrl-C cancels)\n",
+        ),
+    ] {
+        let shown = at_terminal(home.path(), line);
+        assert!(shown.starts_with(says), "{line}: {shown:?}");
+    }
+    // Piped, nothing is said.
+    let piped = support::bin("hermes-skills", home.path())
+        .args(["apply", "--format", "jsonl"])
+        .write_stdin("")
+        .output()
+        .expect("apply");
+    assert_eq!(text(&piped.stderr), "");
+}
+
+#[test]
+fn prune_and_rollback_without_a_terminal_ask_for_yes() {
+    let home = TempHome::new();
+    home.write("skills/old/SKILL.md", SKILL.replace("fine", "old"));
+    home.write(
+        "skills/.usage.json",
+        "{\"old\": {\"created_by\": \"agent\", \"use_count\": 1, \"last_used_at\": \"2026-01-01T00:00:00+00:00\", \"created_at\": \"2026-01-01T00:00:00+00:00\"}}",
+    );
+    let curate = |args: &[&str]| {
+        support::bin("hermes-curate", home.path())
+            .env("HERMES_NOW", "2026-11-29T12:00:00Z")
+            .args(args)
+            .write_stdin("y\n")
+            .output()
+            .expect("curate")
+    };
+    let backup = curate(&["backup", "--format", "jsonl"]);
+    assert_eq!(backup.status.code(), Some(0), "{}", text(&backup.stderr));
+    let not_asked = "hermes-curate: not confirmed: stdin is not a terminal; pass -y to confirm without asking\n";
+    for args in [&["prune", "--days", "30"][..], &["rollback"][..]] {
+        let out = curate(&[args, &["--format", "text"]].concat());
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(not_asked),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            home.path().join("skills/old/SKILL.md").is_file(),
+            "{args:?}"
+        );
+    }
+}

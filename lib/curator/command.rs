@@ -59,8 +59,16 @@ impl Ui<'_> {
     }
 }
 
-/// Asks `question` on stderr and reads the answer from stdin: yes only for `y`/`yes`.
+/// Asks `question` on stderr and reads the answer from stdin: yes only for `y`/`yes`. Not at
+/// a terminal nobody can answer: the question is not asked, and the message says how to
+/// confirm from a script.
 fn confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "hermes-curate: not confirmed: stdin is not a terminal; pass -y to confirm without asking"
+        );
+        return false;
+    }
     eprint!("{question} [y/N] ");
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
