@@ -878,3 +878,80 @@ fn prune_and_rollback_without_a_terminal_ask_for_yes() {
         );
     }
 }
+
+// ---- items 10 and 17: one meaning per flag; typos are errors, not silent browses ----------
+
+fn recall_home() -> TempHome {
+    let home = TempHome::new();
+    let out = support::bin("hermes-index", home.path())
+        .args(["-q", "ingest"])
+        .arg(support::testdata("recall/home.jsonl"))
+        .output()
+        .expect("ingest");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    home
+}
+
+#[test]
+fn recall_refuses_roles_it_would_ignore_and_typo_keys() {
+    let home = recall_home();
+    let recall = |args: &[&str], stdin: &str| {
+        support::bin("hermes-recall", home.path())
+            .args(args)
+            .write_stdin(stdin.to_string())
+            .output()
+            .expect("recall")
+    };
+    let bogus = recall(&["nginx", "--role", "bogus"], "");
+    assert_eq!(bogus.status.code(), Some(2));
+    assert_eq!(
+        text(&bogus.stderr),
+        "hermes-recall: error: --role \"bogus\" is not a role\nhint: roles: user, assistant, tool, system\n"
+    );
+    let browse = recall(&["--role", "user"], "");
+    assert_eq!(browse.status.code(), Some(2));
+    assert_eq!(
+        text(&browse.stderr),
+        "hermes-recall: error: --role filters a search, and there is no QUERY to search for\nhint: give a QUERY, or drop --role\n"
+    );
+    let ok = recall(
+        &["nginx", "--role", "user,assistant", "--format", "jsonl"],
+        "",
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let typo = recall(
+        &["--batch", "--format", "jsonl"],
+        "{\"querry\": \"nginx\"}\n",
+    );
+    assert_eq!(typo.status.code(), Some(2));
+    assert_eq!(text(&typo.stdout), "");
+    assert_eq!(
+        text(&typo.stderr),
+        "hermes-recall: error: line 1: unknown key \"querry\" (session_search takes: query, \
+         limit, sort, session_id, around_message_id, window, role_filter, profile)\n"
+    );
+}
+
+#[test]
+fn session_prefixes_mean_the_same_in_index_and_recall() {
+    let home = recall_home();
+    let full = support::bin("hermes-recall", home.path())
+        .args(["--session", "20261120_090000_aaaaaa", "--format", "jsonl"])
+        .output()
+        .expect("recall");
+    let prefix = support::bin("hermes-recall", home.path())
+        .args(["--session", "20261120_090000_a", "--format", "jsonl"])
+        .output()
+        .expect("recall");
+    assert_eq!(prefix.status.code(), Some(0), "{}", text(&prefix.stderr));
+    assert_eq!(text(&prefix.stdout), text(&full.stdout));
+    let export = support::bin("hermes-index", home.path())
+        .args(["export", "--session", "20261120_090000_a"])
+        .output()
+        .expect("export");
+    assert_eq!(export.status.code(), Some(0));
+    assert!(
+        text(&export.stdout).contains("\"id\": \"20261120_090000_aaaaaa\"")
+            || text(&export.stdout).contains("\"id\":\"20261120_090000_aaaaaa\"")
+    );
+}
