@@ -391,7 +391,7 @@ fn with_hint(err: anyhow::Error) -> anyhow::Error {
             err.downcast_ref::<team::Error>()
                 .and_then(team::Error::hint)
         }) {
-        Some(hint) => anyhow::Error::new(Hinted::new(format!("{err:#}"), hint)),
+        Some(hint) => anyhow::Error::new(Hinted::new(exit::chain_text(&err), hint)),
         None => err,
     }
 }

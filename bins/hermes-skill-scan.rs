@@ -111,6 +111,8 @@ fn main() -> ExitCode {
             true => vec![Home::resolve_existing(args.common.home.as_deref())?.skills_dir()],
             false => args.paths.clone(),
         };
+        // A bad baseline is found before the scan, not after its warnings.
+        let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
         let options = RunOptions {
             scan: ScanOptions {
                 trust: args.trust,
@@ -197,8 +199,8 @@ fn main() -> ExitCode {
                 );
             }
         }
-        if let Some(path) = &args.baseline {
-            Baseline::load(path)?.apply(&mut results);
+        if let Some(baseline) = &baseline {
+            baseline.apply(&mut results);
         }
         let summary = Summary::of(&results, elapsed);
         let judged = if args.judge {

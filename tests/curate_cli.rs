@@ -515,12 +515,14 @@ fn verbs_answer_in_json_and_refuse_with_exit_1() {
             "{\"ok\":true,\"skill\":\"mid-used\",\"message\":\"pinned 'mid-used' (will bypass auto-transitions)\"}\n"
         )
     );
-    let (code, out, _) = curate(home.path(), &["archive", "mid-used", "--format", "text"]);
+    let (code, out, err) = curate(home.path(), &["archive", "mid-used", "--format", "text"]);
+    // Refusals go to stderr in text, as in every binary (issue 18).
     assert_eq!(
-        (code, out.as_str()),
+        (code, out.as_str(), err.as_str()),
         (
             1,
-            "curator: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"
+            "",
+            "hermes-curate: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"
         )
     );
     let (code, out, err) = curate(home.path(), &["list-archived", "--format", "text"]);

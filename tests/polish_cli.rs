@@ -955,3 +955,72 @@ fn session_prefixes_mean_the_same_in_index_and_recall() {
             || text(&export.stdout).contains("\"id\":\"20261120_090000_aaaaaa\"")
     );
 }
+
+#[test]
+fn pin_of_a_missing_skill_writes_nothing() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    let out = support::bin("hermes-curate", home.path())
+        .args(["pin", "nosuch", "--format", "text"])
+        .output()
+        .expect("pin");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "hermes-curate: no skill named 'nosuch'\n"
+    );
+    assert!(!home.path().join("skills/.usage.json").exists());
+}
+
+#[test]
+fn errors_say_the_os_error_and_the_yaml_error_once() {
+    let home = TempHome::new();
+    let missing = home.path().join("nosuch.jsonl");
+    let out = support::bin("hermes-index", home.path())
+        .arg("ingest")
+        .arg(&missing)
+        .output()
+        .expect("ingest");
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "hermes-index: error: cannot open {}: No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
+    home.write("config.yaml", "model: [unclosed\n");
+    for (bin, command) in [
+        ("hermes-skills", "list"),
+        ("hermes-memory", "show"),
+        ("hermes-curate", "status"),
+    ] {
+        let out = support::bin(bin, home.path())
+            .arg(command)
+            .output()
+            .expect("run");
+        let shown = home.path().join("config.yaml").display().to_string();
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "{bin}: error: {shown}:2:1: did not find expected ',' or ']' (while parsing a flow sequence at line 1)\n"
+            ),
+            "{bin}"
+        );
+    }
+}
+
+#[test]
+fn model_words_are_reworded_at_the_terminal_only() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    let text_out = skills(home.path(), &["delete", "nosuch", "--format", "text"]);
+    assert_eq!(text_out.status.code(), Some(1));
+    assert!(
+        text(&text_out.stderr).ends_with("`hermes-skills list` shows the skills there are.\n"),
+        "{}",
+        text(&text_out.stderr)
+    );
+    let json = skills(home.path(), &["delete", "nosuch", "--format", "json"]);
+    assert!(text(&json.stdout).contains("Use skills_list() to see available skills."));
+}

@@ -288,7 +288,9 @@ pub fn answer(skill: &str, result: Answer, ui: &mut Ui) -> anyhow::Result<Exit> 
         Err(m) => (false, m.as_str()),
     };
     match ui.format {
-        Format::Text => ui.text(&format!("curator: {message}"))?,
+        Format::Text if ok => ui.text(&format!("curator: {message}"))?,
+        // Refusals on stderr, as in every binary.
+        Format::Text => eprintln!("hermes-curate: {}", for_terminal(message)),
         _ => ui.record(&json!({"ok": ok, "skill": skill, "message": message}))?,
     }
     Ok(if ok { Exit::Success } else { Exit::Negative })

@@ -80,7 +80,7 @@ pub fn open_log(path: &Path) -> io::Result<std::fs::File> {
 /// Appends an error record (`{"error", "hint"?}`) to a `--log` file, so the log stays
 /// pure JSONL and says why a run failed. Best effort: the error also goes to stderr.
 pub fn log_error(path: &Path, err: &anyhow::Error) {
-    let mut record = serde_json::json!({ "error": format!("{err:#}") });
+    let mut record = serde_json::json!({ "error": crate::io::exit::chain_text(err) });
     if let Some(hinted) = err
         .chain()
         .find_map(|e| e.downcast_ref::<crate::io::exit::Hinted>())

@@ -72,14 +72,20 @@ fn print_failure(value: &Json, bin: &str) {
         .get("error")
         .and_then(Json::as_str)
         .unwrap_or("failed");
-    eprintln!("{bin}: {}", for_terminal(error));
+    eprintln!(
+        "{bin}: {}",
+        for_terminal(&crate::io::sanitize::for_person(error))
+    );
     if let Some(matches) = value.get("matches").and_then(Json::as_array) {
         for m in matches.iter().filter_map(Json::as_str) {
             eprintln!("  {}", for_terminal(m));
         }
     }
     if let Some(hint) = value.get("hint").and_then(Json::as_str) {
-        eprintln!("hint: {}", for_terminal(hint));
+        eprintln!(
+            "hint: {}",
+            for_terminal(&crate::io::sanitize::for_person(hint))
+        );
     }
 }
 
