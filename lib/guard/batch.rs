@@ -75,9 +75,9 @@ pub fn targets_with(
             .sort_by_cached_key(|dir| dir.join(SKILL_FILE).into_os_string().into_encoded_bytes());
         for problem in walk_problems {
             let line = format!("{}: {}", problem.path.display(), problem.message);
-            match problem.is_loop {
-                true => problems.warnings.push(line),
-                false => problems.unreadable.push(line),
+            match problem.unreadable {
+                true => problems.unreadable.push(line),
+                false => problems.warnings.push(line),
             }
         }
     }
@@ -119,7 +119,7 @@ pub fn find_and_run(
 pub struct Problems {
     /// `path: OS error` of each folder that could not be read.
     pub unreadable: Vec<String>,
-    /// Symlink loops, not followed.
+    /// Symlink loops and dangling symlinks, not followed.
     pub warnings: Vec<String>,
 }
 

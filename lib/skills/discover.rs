@@ -34,8 +34,9 @@ pub const SKILL_FILE: &str = "SKILL.md";
 pub struct WalkProblem {
     pub path: PathBuf,
     pub message: String,
-    /// A symlink loop, skipped on purpose; anything else is a folder that could not be read.
-    pub is_loop: bool,
+    /// A folder that could not be read (permissions, I/O); not a symlink loop or a dangling
+    /// symlink, which are skipped on purpose.
+    pub unreadable: bool,
 }
 
 /// The result of a walk: the files found, in Hermes's order, and what could not be walked.
@@ -96,6 +97,8 @@ pub fn walk_index_files(
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| root.to_path_buf());
                 let is_loop = err.loop_ancestor().is_some();
+                let dangling =
+                    err.io_error().map(std::io::Error::kind) == Some(std::io::ErrorKind::NotFound);
                 let message = if is_loop {
                     "symlink loop (not followed)".to_string()
                 } else {
@@ -105,7 +108,7 @@ pub fn walk_index_files(
                 problems.push(WalkProblem {
                     path,
                     message,
-                    is_loop,
+                    unreadable: !is_loop && !dangling,
                 });
             }
         }
