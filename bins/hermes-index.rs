@@ -219,6 +219,20 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
                 active_only: *active_only,
             };
             let found = match file.as_deref().filter(|f| f.as_os_str() != "-") {
+                // `--format json` asked for one JSON document: the sessions as an array.
+                None if format == Format::Json => {
+                    let mut sessions = Vec::new();
+                    let found = export::export(&db, &options, &mut |line| {
+                        let value: serde_json::Value =
+                            serde_json::from_str(line.trim_end()).map_err(std::io::Error::other)?;
+                        sessions.push(value);
+                        Ok(())
+                    })?;
+                    if matches!(found, export::Found::Exported(_)) {
+                        out.json(&sessions)?;
+                    }
+                    found
+                }
                 None => export::export(&db, &options, &mut |line| out.raw(line.as_bytes()))?,
                 Some(target) => {
                     let found = export::export_to_file(&db, &options, target)?;

@@ -105,7 +105,7 @@ fn main() -> ExitCode {
         // Malformed HERMES_NOW is an error in every binary, used or not.
         hermes_loop::clock::now()?;
         if let Some(id) = &args.explain {
-            return explain_rule(id);
+            return explain_rule(id, args.format);
         }
         let paths = match args.paths.is_empty() {
             true => vec![Home::resolve_existing(args.common.home.as_deref())?.skills_dir()],
@@ -226,7 +226,7 @@ fn names_one_skill(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == SKILL_FILE) || path.join(SKILL_FILE).is_file()
 }
 
-fn explain_rule(id: &str) -> anyhow::Result<Exit> {
+fn explain_rule(id: &str, format: Option<ScanFormat>) -> anyhow::Result<Exit> {
     let Some(text) = explain::explain(id) else {
         let similar = explain::similar(id);
         let hint = if similar.is_empty() {
@@ -237,7 +237,13 @@ fn explain_rule(id: &str) -> anyhow::Result<Exit> {
         return Err(Hinted::new(format!("no rule `{id}`"), hint).into());
     };
     let mut out = Output::stdout();
-    out.raw(text.as_bytes())?;
+    // Text unless a JSON format is asked for by name.
+    let record = || serde_json::json!({"rule": id, "explanation": text});
+    match format {
+        Some(ScanFormat::Json) => out.json(&record())?,
+        Some(ScanFormat::Jsonl) => out.jsonl(&record())?,
+        _ => out.raw(text.as_bytes())?,
+    }
     out.finish()?;
     Ok(Exit::Success)
 }

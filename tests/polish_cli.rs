@@ -1024,3 +1024,71 @@ fn model_words_are_reworded_at_the_terminal_only() {
     let json = skills(home.path(), &["delete", "nosuch", "--format", "json"]);
     assert!(text(&json.stdout).contains("Use skills_list() to see available skills."));
 }
+
+// ---- item 17: --format json is honoured; durations rounded; no private keys ---------------
+
+#[test]
+fn format_json_is_honoured_by_export_and_explain() {
+    let home = recall_home();
+    let out = support::bin("hermes-index", home.path())
+        .args(["export", "--format", "json"])
+        .output()
+        .expect("export");
+    assert_eq!(out.status.code(), Some(0));
+    let sessions: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let jsonl = support::bin("hermes-index", home.path())
+        .args(["export"])
+        .output()
+        .expect("export");
+    assert_eq!(
+        sessions.as_array().map(Vec::len),
+        Some(text(&jsonl.stdout).lines().count())
+    );
+    let explain = support::bin("hermes-skill-scan", home.path())
+        .args(["--explain", "curl-pipe-shell", "--format", "json"])
+        .output()
+        .expect("explain");
+    let record: serde_json::Value = serde_json::from_slice(&explain.stdout).expect("json");
+    assert_eq!(record["rule"], "curl-pipe-shell");
+    assert!(
+        record["explanation"]
+            .as_str()
+            .expect("text")
+            .starts_with("curl-pipe-shell — ")
+    );
+    // Seconds to the millisecond.
+    let ingest = support::bin("hermes-index", home.path())
+        .args(["ingest", "--format", "json"])
+        .write_stdin("")
+        .output()
+        .expect("ingest");
+    let record: serde_json::Value = serde_json::from_slice(&ingest.stdout).expect("json");
+    let seconds = record["seconds"].as_f64().expect("seconds");
+    assert_eq!(seconds, (seconds * 1000.0).round() / 1000.0, "{record}");
+}
+
+#[test]
+fn curate_usage_has_no_private_keys() {
+    let home = TempHome::new();
+    home.write("skills/fine/SKILL.md", SKILL);
+    home.write(
+        "skills/.usage.json",
+        "{\"fine\": {\"created_by\": \"agent\", \"use_count\": 1}}",
+    );
+    let out = support::bin("hermes-curate", home.path())
+        .args(["usage", "--format", "jsonl"])
+        .output()
+        .expect("usage");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let row: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).lines().next().expect("row")).expect("json");
+    assert_eq!(row["persisted"], true, "{row}");
+    assert!(
+        row.as_object()
+            .expect("obj")
+            .keys()
+            .all(|k| !k.starts_with('_')),
+        "{row}"
+    );
+}
