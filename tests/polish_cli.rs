@@ -1092,3 +1092,27 @@ fn curate_usage_has_no_private_keys() {
         "{row}"
     );
 }
+
+#[test]
+fn import_python_sessions_checks_its_tools_first() {
+    let source = TempHome::new();
+    let target = TempHome::new();
+    let target_home = target.path().join("home");
+    let out = std::process::Command::new("bash")
+        .arg(support::repo_root().join("pipelines/import-python-sessions.sh"))
+        .arg(source.path())
+        .arg(&target_home)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir().display()))
+        .env("HOME", target.path())
+        .env("HERMES_PYTHON_BIN", target.path().join("no-python-here"))
+        .output()
+        .expect("bash");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("import-python-sessions: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!target_home.exists(), "the target was touched");
+}
