@@ -1116,3 +1116,33 @@ fn import_python_sessions_checks_its_tools_first() {
     );
     assert!(!target_home.exists(), "the target was touched");
 }
+
+#[test]
+fn the_curator_report_counts_the_automatic_archives() {
+    let home = TempHome::new();
+    home.write("skills/old/SKILL.md", SKILL.replace("fine", "old"));
+    home.write("skills/new/SKILL.md", SKILL.replace("fine", "new"));
+    home.write(
+        "skills/.usage.json",
+        "{\"old\": {\"created_by\": \"agent\", \"use_count\": 1, \"last_used_at\": \"2026-01-01T00:00:00+00:00\", \"created_at\": \"2026-01-01T00:00:00+00:00\"}, \
+          \"new\": {\"created_by\": \"agent\", \"use_count\": 1, \"last_used_at\": \"2026-11-20T00:00:00+00:00\", \"created_at\": \"2026-01-01T00:00:00+00:00\"}}",
+    );
+    let out = support::bin("hermes-curate", home.path())
+        .env("HERMES_NOW", "2026-11-29T12:00:00Z")
+        .args(["run", "--format", "jsonl"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = home.read("logs/curator/20261129-120000/REPORT.md");
+    assert!(
+        report.contains("Agent-created skills: 1 → 1 (+0)"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "Over the whole run, agent-created skills went from 2 to 1 (-1); the header counts \
+             from after this pass, as Hermes does.\n"
+        ),
+        "{report}"
+    );
+}
