@@ -1069,31 +1069,6 @@ fn format_json_is_honoured_by_export_and_explain() {
 }
 
 #[test]
-fn curate_usage_has_no_private_keys() {
-    let home = TempHome::new();
-    home.write("skills/fine/SKILL.md", SKILL);
-    home.write(
-        "skills/.usage.json",
-        "{\"fine\": {\"created_by\": \"agent\", \"use_count\": 1}}",
-    );
-    let out = support::bin("hermes-curate", home.path())
-        .args(["usage", "--format", "jsonl"])
-        .output()
-        .expect("usage");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let row: serde_json::Value =
-        serde_json::from_str(text(&out.stdout).lines().next().expect("row")).expect("json");
-    assert_eq!(row["persisted"], true, "{row}");
-    assert!(
-        row.as_object()
-            .expect("obj")
-            .keys()
-            .all(|k| !k.starts_with('_')),
-        "{row}"
-    );
-}
-
-#[test]
 fn import_python_sessions_checks_its_tools_first() {
     let source = TempHome::new();
     let target = TempHome::new();

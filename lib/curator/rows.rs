@@ -60,7 +60,7 @@ impl Row {
     }
 
     /// The row as Hermes's report dict: `name`, the record, then `provenance` (usage rows),
-    /// `persisted` (Hermes: `_persisted`), `last_activity_at`, `activity_count`.
+    /// `_persisted`, `last_activity_at`, `activity_count`.
     pub fn to_json(&self) -> Json {
         let mut out = Map::new();
         out.insert("name".into(), Json::String(self.name.clone()));
@@ -70,8 +70,7 @@ impl Row {
         if let Some(p) = self.provenance {
             out.insert("provenance".into(), Json::String(p.as_str().into()));
         }
-        // Hermes's report dict says `_persisted`; a person's output has no private keys.
-        out.insert("persisted".into(), Json::Bool(self.persisted));
+        out.insert("_persisted".into(), Json::Bool(self.persisted));
         out.insert(
             "last_activity_at".into(),
             self.last_activity_at
