@@ -1125,3 +1125,22 @@ fn the_curator_report_counts_the_automatic_archives() {
         "{report}"
     );
 }
+
+#[test]
+fn cron_curate_sh_works_copied_out_of_the_checkout() {
+    let home = installed_home();
+    std::fs::create_dir_all(home.path().join(".hermes/skills")).expect("mkdir");
+    let script = home.path().join("cron-curate.sh");
+    std::fs::copy(
+        support::repo_root().join("pipelines/cron-curate.sh"),
+        &script,
+    )
+    .expect("cp");
+    let out = as_cron(home.path(), &script.display().to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(text(&out.stderr), "");
+    let log = home.read(".hermes/logs/curate.log");
+    let record: serde_json::Value = serde_json::from_str(log.trim()).expect("one JSONL record");
+    assert_eq!(record["ran"], false, "{record}");
+}
