@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context;
+
 use clap::{Parser, Subcommand};
 use hermes_loop::curator::command::{self, Ui};
 use hermes_loop::curator::manage;
@@ -54,6 +56,10 @@ enum Command {
         /// Only when the schedule says so (seeds it on first use; honours pause)
         #[arg(long)]
         if_due: bool,
+        /// Append the run's JSONL record (or its error) to FILE, creating its folder; only errors
+        /// reach stderr (cron)
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
     },
     /// Pause scheduled runs (`run --if-due` skips)
     Pause,
@@ -124,17 +130,41 @@ enum Command {
 
 fn main() -> ExitCode {
     hermes_loop::alloc::without_huge_pages();
+    let cli = hermes_loop::cli::parse::<Cli>();
+    let log = match &cli.command {
+        Command::Run { log, .. } => log.clone(),
+        _ => None,
+    };
     exit::run(BIN, || {
-        let cli = hermes_loop::cli::parse::<Cli>();
+        let result = body(cli, log.as_deref());
+        if let (Err(err), Some(path)) = (&result, &log) {
+            hermes_loop::io::output::log_error(path, err);
+        }
+        result
+    })
+}
+
+fn body(cli: Cli, log: Option<&std::path::Path>) -> anyhow::Result<Exit> {
+    {
         let now = hermes_loop::clock::now()?;
         let frozen_clock =
             std::env::var(hermes_loop::clock::NOW_VAR).is_ok_and(|v| !v.trim().is_empty());
-        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
-        let mut out = Output::stdout();
+        // The curator looks after a home; it never creates one.
+        let lib = Library::open(Home::resolve_existing(cli.common.home.as_deref())?)?;
+        let mut out = match log {
+            Some(path) => Output::append(path)
+                .with_context(|| format!("cannot open the log {}", path.display()))?,
+            None => Output::stdout(),
+        };
         let mut ui = Ui {
             out: &mut out,
-            format: cli.format.resolve(),
-            quiet: cli.common.quiet,
+            format: match log {
+                Some(_) => hermes_loop::io::format::Format::Jsonl,
+                None => cli.format.resolve(),
+            },
+            // With --log the record carries what a note would say; stderr is for errors,
+            // which cron mails.
+            quiet: cli.common.quiet || log.is_some(),
         };
         let exit = match cli.command {
             Command::Status => command::status(&lib, now, &mut ui)?,
@@ -144,6 +174,7 @@ fn main() -> ExitCode {
                 if_due,
                 record,
                 replay,
+                log: _,
             } => {
                 let options = RunOptions {
                     dry_run,
@@ -197,5 +228,5 @@ fn main() -> ExitCode {
         };
         out.finish()?;
         Ok(exit)
-    })
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
@@ -69,6 +69,9 @@ enum Command {
         /// New message ids per store transaction (tests and benchmarks)
         #[arg(long, hide = true, default_value_t = team::push::CHUNK)]
         chunk: i64,
+        /// Append the push's JSONL record (or its error) to FILE, creating its folder (cron)
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
     },
     /// Add sessions and messages from JSONL (session objects with `messages`, or message lines)
     #[command(after_help = INGEST_HELP)]
@@ -109,15 +112,38 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let cli = hermes_loop::cli::parse::<Cli>();
+    let log = match &cli.command {
+        Command::Push { log, .. } => log.clone(),
+        _ => None,
+    };
     exit::run(BIN, || {
-        let cli = hermes_loop::cli::parse::<Cli>();
-        let home = Home::resolve(cli.common.home.as_deref())?;
+        let result = body(&cli);
+        if let (Err(err), Some(path)) = (&result, &log) {
+            hermes_loop::io::output::log_error(path, err);
+        }
+        result
+    })
+}
+
+fn body(cli: &Cli) -> Result<Exit> {
+    {
+        hermes_loop::clock::now()?;
+        let flag = cli.common.home.as_deref();
+        let home = match (&cli.command, &cli.store) {
+            (Command::Init { .. } | Command::Ingest { .. }, None) => Home::resolve(flag)?,
+            _ => Home::resolve_existing(flag)?,
+        };
+        let existed = home.root().is_dir();
         if let Some(url) = &cli.store {
             return team(&cli.command, url, &home, cli.format.resolve()).map_err(with_hint);
         }
         let path = home.state_db();
-        run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)
-    })
+        let exit =
+            run(&cli.command, &path, cli.format.resolve(), cli.common.quiet).map_err(with_hint)?;
+        exit::note_created_home(BIN, &home, existed, cli.common.quiet);
+        Ok(exit)
+    }
 }
 
 fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Exit> {
@@ -163,6 +189,7 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
         }
         Command::Ingest { file, keep_going } => {
             let file = file.as_deref().filter(|f| f.as_os_str() != "-");
+            hermes_loop::io::jsonl::announce_stdin(BIN, "sessions or messages (JSONL)", file);
             let input = open_input(file)?;
             let (mut db, _, _) = sessions::open_for_write(path, true, &|_| {})?;
             let bar = progress(
@@ -210,6 +237,20 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
                 active_only: *active_only,
             };
             let found = match file.as_deref().filter(|f| f.as_os_str() != "-") {
+                // `--format json` asked for one JSON document: the sessions as an array.
+                None if format == Format::Json => {
+                    let mut sessions = Vec::new();
+                    let found = export::export(&db, &options, &mut |line| {
+                        let value: serde_json::Value =
+                            serde_json::from_str(line.trim_end()).map_err(std::io::Error::other)?;
+                        sessions.push(value);
+                        Ok(())
+                    })?;
+                    if matches!(found, export::Found::Exported(_)) {
+                        out.json(&sessions)?;
+                    }
+                    found
+                }
                 None => export::export(&db, &options, &mut |line| out.raw(line.as_bytes()))?,
                 Some(target) => {
                     let found = export::export_to_file(&db, &options, target)?;
@@ -301,7 +342,16 @@ fn run(command: &Command, path: &Path, format: Format, quiet: bool) -> Result<Ex
 
 /// The commands that work on the team store.
 fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exit> {
-    let mut out = Output::stdout();
+    let (mut out, format) = match command {
+        Command::Push {
+            log: Some(path), ..
+        } => (
+            Output::append(path)
+                .with_context(|| format!("cannot open the log {}", path.display()))?,
+            Format::Jsonl,
+        ),
+        _ => (Output::stdout(), format),
+    };
     let mut store = team::connect::connect(url, &team::connect::process_env)?;
     match command {
         Command::Init { grant } => {
@@ -313,7 +363,7 @@ fn team(command: &Command, url: &str, home: &Home, format: Format) -> Result<Exi
                 )
             })?;
         }
-        Command::Push { owner, chunk } => {
+        Command::Push { owner, chunk, .. } => {
             let report = team::push::push(
                 &mut store,
                 home.root(),
@@ -371,7 +421,7 @@ fn with_hint(err: anyhow::Error) -> anyhow::Error {
             err.downcast_ref::<team::Error>()
                 .and_then(team::Error::hint)
         }) {
-        Some(hint) => anyhow::Error::new(Hinted::new(format!("{err:#}"), hint)),
+        Some(hint) => anyhow::Error::new(Hinted::new(exit::chain_text(&err), hint)),
         None => err,
     }
 }

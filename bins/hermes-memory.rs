@@ -106,7 +106,13 @@ enum Command {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = hermes_loop::cli::parse::<Cli>();
-        let home = Home::resolve(cli.common.home.as_deref())?;
+        hermes_loop::clock::now()?;
+        let flag = cli.common.home.as_deref();
+        let home = match cli.command {
+            Command::Show { .. } | Command::Usage { .. } => Home::resolve_existing(flag)?,
+            _ => Home::resolve(flag)?,
+        };
+        let existed = home.root().is_dir();
         let config = Config::load(&home)?;
         if !cli.common.quiet {
             config.warnings().iter().for_each(|w| exit::warn(BIN, w));
@@ -145,6 +151,7 @@ fn main() -> ExitCode {
             }
         };
         out.finish()?;
+        exit::note_created_home(BIN, &home, existed, cli.common.quiet);
         Ok(code)
     })
 }
@@ -194,6 +201,7 @@ fn apply(
     input: Option<PathBuf>,
     keep_going: bool,
 ) -> anyhow::Result<Exit> {
+    hermes_loop::io::jsonl::announce_stdin(BIN, "memory tool calls (JSONL)", input.as_deref());
     let reader = open_input(input.as_deref())?;
     let mut results = Vec::new();
     let (mut refused, mut bad_lines) = (false, false);

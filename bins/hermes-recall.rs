@@ -115,7 +115,8 @@ enum SortOrder {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = hermes_loop::cli::parse::<Cli>();
-        let home = Home::resolve(cli.common.home.as_deref())?;
+        hermes_loop::clock::now()?;
+        let home = Home::resolve_existing(cli.common.home.as_deref())?;
         let format = cli.format.resolve();
         let mut answer: Box<Answerer> = match &cli.store {
             Some(url) => {
@@ -124,19 +125,80 @@ fn main() -> ExitCode {
                 Box::new(move |args, current| store.answer(args, current))
             }
             None => {
-                let recall = Recall::open(home).map_err(with_hint)?;
+                let recall = Recall::open(home.clone()).map_err(with_hint)?;
                 Box::new(move |args, current| recall.answer(args, current))
             }
         };
         if cli.batch {
             batch(&mut *answer, &cli, format)
         } else {
-            single(&mut *answer, &cli, format)
+            single(&mut *answer, &cli, format, &home)
         }
     })
 }
 
-fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
+/// The roles a message can have (`--role`).
+const ROLES: &[&str] = &["user", "assistant", "tool", "system"];
+
+/// The keys of a `session_search` call (`--batch` lines).
+const KEYS: &[&str] = &[
+    "query",
+    "limit",
+    "sort",
+    "session_id",
+    "around_message_id",
+    "window",
+    "role_filter",
+    "profile",
+];
+
+/// A person's flags that the tool would silently ignore: an unknown role, or roles with no
+/// query (a browse, which does not filter by role).
+fn check_flags(cli: &Cli) -> Result<()> {
+    let Some(roles) = &cli.role else {
+        return Ok(());
+    };
+    for role in roles.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+        if !ROLES.contains(&role) {
+            return Err(Hinted::new(
+                format!("--role {role:?} is not a role"),
+                format!("roles: {}", ROLES.join(", ")),
+            )
+            .into());
+        }
+    }
+    if cli.query.is_empty() || cli.session.is_some() {
+        return Err(Hinted::new(
+            "--role filters a search, and there is no QUERY to search for",
+            "give a QUERY, or drop --role",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `--session` takes an exact id or a unique prefix, as `hermes-index export --session`
+/// does (the tool itself wants the exact id).
+fn full_session_id(home: &Home, wanted: &str) -> String {
+    if wanted.contains('/') {
+        return wanted.to_string();
+    }
+    sessions::Db::open(&home.state_db(), sessions::Access::ReadOnly)
+        .ok()
+        .and_then(|db| {
+            sessions::export::resolve_session_id(&db, wanted)
+                .ok()
+                .flatten()
+        })
+        .unwrap_or_else(|| wanted.to_string())
+}
+
+fn single(recall: &mut Answerer, cli: &Cli, format: Format, home: &Home) -> Result<Exit> {
+    check_flags(cli)?;
+    let session = match (&cli.session, &cli.store) {
+        (Some(id), None) => Some(full_session_id(home, id)),
+        (id, _) => id.clone(),
+    };
     let args = Args {
         // Bytes that are not UTF-8 become U+FFFD rather than a usage error.
         query: Value::from(
@@ -153,7 +215,7 @@ fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
                 SortOrder::Oldest => "oldest",
             })
         }),
-        session_id: cli.session.clone().map_or(Value::Null, Value::from),
+        session_id: session.map_or(Value::Null, Value::from),
         around_message_id: cli.around.map_or(Value::Null, Value::from),
         window: cli.window.map_or(Value::Null, Value::from),
         role_filter: cli.role.clone().map_or(Value::Null, Value::from),
@@ -173,6 +235,7 @@ fn single(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
 fn batch(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
     let mut out = Output::stdout();
     let mut bad = 0usize;
+    hermes_loop::io::jsonl::announce_stdin(BIN, "session_search calls (JSONL)", None);
     let stdin = std::io::stdin().lock();
     for record in Records::new(stdin) {
         let record = match record {
@@ -196,6 +259,20 @@ fn batch(recall: &mut Answerer, cli: &Cli, format: Format) -> Result<Exit> {
             }
             anyhow::bail!(message);
         };
+        if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            // A typo'd key would be ignored and the call answered as a browse.
+            let message = format!(
+                "line {}: unknown key {key:?} (session_search takes: {})",
+                record.line,
+                KEYS.join(", ")
+            );
+            if cli.keep_going {
+                exit::warn(BIN, &message);
+                bad += 1;
+                continue;
+            }
+            anyhow::bail!(message);
+        }
         let started = Instant::now();
         let answer = recall(&Args::from_object(object), cli.current_session.as_deref());
         if cli.timings {

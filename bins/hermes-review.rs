@@ -164,7 +164,11 @@ fn main() -> ExitCode {
         again: cli.again,
         eval,
     };
-    match cli::run(options) {
+    // Malformed HERMES_NOW is an error before anything is read.
+    let checked = hermes_loop::clock::now()
+        .map_err(anyhow::Error::from)
+        .and_then(|_| cli::run(options));
+    match checked {
         Ok(code) => ExitCode::from(code),
         Err(e) if exit::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Parser;
 use hermes_loop::guard::baseline::Baseline;
 use hermes_loop::guard::batch::{self, RunOptions, Summary};
+use hermes_loop::guard::policy::Install;
 use hermes_loop::guard::{ScanOptions, Trust, Verdict, explain, report, sarif};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::CommonArgs;
@@ -39,7 +40,8 @@ struct Args {
     /// Trust level for the install decision
     #[arg(long, value_enum, default_value_t = Trust::Community)]
     trust: Trust,
-    /// Exit 1 when a skill's verdict is this or worse
+    /// Exit 1 when a skill's verdict is this or worse; `install`: when the install decision
+    /// at --trust is not allow
     #[arg(long, value_enum, default_value_t = FailOn::Dangerous, value_name = "VERDICT")]
     fail_on: FailOn,
     /// Also run the linter; lint errors then fail the run
@@ -89,6 +91,8 @@ struct Args {
 enum FailOn {
     Caution,
     Dangerous,
+    /// The install decision at --trust is not `allow` (block, or ask: a script cannot ask)
+    Install,
     Never,
 }
 
@@ -103,21 +107,27 @@ enum ScanFormat {
 fn main() -> ExitCode {
     exit::run(BIN, || {
         let args = hermes_loop::cli::parse::<Args>();
+        // Malformed HERMES_NOW is an error in every binary, used or not.
+        hermes_loop::clock::now()?;
         if let Some(id) = &args.explain {
-            return explain_rule(id);
+            return explain_rule(id, args.format);
         }
         let paths = match args.paths.is_empty() {
-            true => vec![Home::resolve(args.common.home.as_deref())?.skills_dir()],
+            true => vec![Home::resolve_existing(args.common.home.as_deref())?.skills_dir()],
             false => args.paths.clone(),
         };
+        // A bad baseline is found before the scan, not after its warnings.
+        let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
         let options = RunOptions {
             scan: ScanOptions {
                 trust: args.trust,
                 honor_suppressions: true,
                 ..ScanOptions::default()
             },
-            lint: (args.lint || args.lint_only).then_some(args.profile),
-            lint_only: args.lint_only,
+            // A baseline records what any gate will check: the scan and the linter both.
+            lint: (args.lint || args.lint_only || args.write_baseline.is_some())
+                .then_some(args.profile),
+            lint_only: args.lint_only && args.write_baseline.is_none(),
         };
         // Drawn only once the run has lasted long enough to read it (progress::DELAY).
         let bar = progress::bar_in(0, "scanning", args.common.quiet, Units::Count("skills"));
@@ -143,8 +153,28 @@ fn main() -> ExitCode {
         };
         let (mut results, problems) = outcome?;
         bar.finish_and_clear();
+        // A scan that could not read what it was asked to scan has not passed, whatever
+        // --fail-on and --quiet say: name every path, report nothing.
+        let unreadable: Vec<&String> = problems
+            .unreadable
+            .iter()
+            .chain(results.iter().flat_map(|r| &r.unreadable))
+            .collect();
+        if !unreadable.is_empty() {
+            for line in &unreadable {
+                eprintln!("{BIN}: error: cannot read {line}");
+            }
+            return Err(Hinted::new(
+                format!(
+                    "{} could not be read; nothing was reported",
+                    count(unreadable.len(), "path")
+                ),
+                "give the scanning user read access (folders also need x), or scan only what it can read",
+            )
+            .into());
+        }
         if !args.common.quiet {
-            for problem in &problems {
+            for problem in &problems.warnings {
                 exit::warn(BIN, problem);
             }
             if results.is_empty() {
@@ -152,10 +182,23 @@ fn main() -> ExitCode {
             }
         }
         if let Some(path) = &args.write_baseline {
-            Baseline::of(&results).write(path)?;
+            let baseline = Baseline::of(&results);
+            baseline.write(path)?;
+            if !args.common.quiet {
+                eprintln!(
+                    "{BIN}: wrote {} to {} ({} scanner finding{}, {} lint issue{}, {} profile)",
+                    count(baseline.findings.len() + baseline.lint.len(), "finding"),
+                    path.display(),
+                    baseline.findings.len(),
+                    plural(baseline.findings.len()),
+                    baseline.lint.len(),
+                    plural(baseline.lint.len()),
+                    args.profile.as_str(),
+                );
+            }
         }
-        if let Some(path) = &args.baseline {
-            Baseline::load(path)?.apply(&mut results);
+        if let Some(baseline) = &baseline {
+            baseline.apply(&mut results);
         }
         let summary = Summary::of(&results, elapsed);
         let judged = if args.judge {
@@ -168,12 +211,20 @@ fn main() -> ExitCode {
     })
 }
 
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", plural(n))
+}
+
 /// A path that is one skill: its folder or its SKILL.md.
 fn names_one_skill(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == SKILL_FILE) || path.join(SKILL_FILE).is_file()
 }
 
-fn explain_rule(id: &str) -> anyhow::Result<Exit> {
+fn explain_rule(id: &str, format: Option<ScanFormat>) -> anyhow::Result<Exit> {
     let Some(text) = explain::explain(id) else {
         let similar = explain::similar(id);
         let hint = if similar.is_empty() {
@@ -185,7 +236,13 @@ fn explain_rule(id: &str) -> anyhow::Result<Exit> {
         return Err(Hinted::new(format!("no rule `{id}`"), hint).into());
     };
     let mut out = Output::stdout();
-    out.raw(text.as_bytes())?;
+    // Text unless a JSON format is asked for by name.
+    let record = || serde_json::json!({"rule": id, "explanation": text});
+    match format {
+        Some(ScanFormat::Json) => out.json(&record())?,
+        Some(ScanFormat::Jsonl) => out.jsonl(&record())?,
+        _ => out.raw(text.as_bytes())?,
+    }
     out.finish()?;
     Ok(Exit::Success)
 }
@@ -265,14 +322,14 @@ fn exit_status(args: &Args, results: &[batch::SkillResult]) -> Exit {
     let threshold = match args.fail_on {
         FailOn::Caution => Some(Verdict::Caution),
         FailOn::Dangerous => Some(Verdict::Dangerous),
-        FailOn::Never => None,
+        FailOn::Install | FailOn::Never => None,
     };
-    let bad_verdict = threshold.is_some_and(|t| {
-        results
-            .iter()
-            .filter_map(|r| r.report.as_ref())
-            .any(|r| r.verdict >= t)
-    });
+    let reports = || results.iter().filter_map(|r| r.report.as_ref());
+    let bad_verdict = match args.fail_on {
+        // What `scan && install` needs: the decision the install would take.
+        FailOn::Install => reports().any(|r| r.install() != Install::Allow),
+        _ => threshold.is_some_and(|t| reports().any(|r| r.verdict >= t)),
+    };
     let lint_errors = (args.lint || args.lint_only)
         && results
             .iter()

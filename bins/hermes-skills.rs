@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use hermes_loop::home::Home;
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit};
+use hermes_loop::io::format::Format;
 use hermes_loop::io::output::Output;
 use hermes_loop::skills::command;
 use hermes_loop::skills::guards::Origin;
@@ -65,13 +66,17 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Print a skill's SKILL.md, or one of its files (counts as a view and a use)
+    /// Print a skill's SKILL.md, or one of its files
     View {
         /// The skill's name
         name: String,
         /// A support file of the skill (e.g. references/api.md) instead of SKILL.md
         file: Option<String>,
-        /// Do not bump the usage counters
+        /// Count this as the agent's use of the skill (view and use counters), as its
+        /// `skill_view` tool does
+        #[arg(long, conflicts_with = "no_count")]
+        count: bool,
+        /// Do not bump the usage counters (the default)
         #[arg(long)]
         no_count: bool,
     },
@@ -101,6 +106,9 @@ enum Command {
         /// Replace every occurrence
         #[arg(long)]
         all: bool,
+        /// Refuse anything but an exact match (no fuzzy matching)
+        #[arg(long)]
+        exact: bool,
     },
     /// Rewrite a skill's SKILL.md
     Edit {
@@ -179,6 +187,7 @@ impl Content {
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
             }
             (Some(_), None) | (None, Some("-")) => {
+                hermes_loop::io::jsonl::announce_stdin(BIN, "the text", None);
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .read_to_end(&mut buf)
@@ -199,9 +208,24 @@ fn main() -> ExitCode {
     exit::run(BIN, || {
         let cli = hermes_loop::cli::parse::<Cli>();
         hermes_loop::clock::now()?;
-        let lib = Library::open(Home::resolve(cli.common.home.as_deref())?)?;
+        let flag = cli.common.home.as_deref();
+        let reads_only = matches!(
+            cli.command,
+            Command::List { .. } | Command::View { .. } | Command::PromptIndex { .. }
+        );
+        let home = match reads_only {
+            true => Home::resolve_existing(flag)?,
+            false => Home::resolve(flag)?,
+        };
+        let existed = home.root().is_dir();
+        let lib = Library::open(home)?;
         let mut out = Output::stdout();
-        let format = cli.format.resolve();
+        // The document itself, piped or not: `view x > x.md` and `prompt-index > f` want
+        // the text a person reads, not the tool's JSON (ask for that with --format).
+        let format = match (&cli.command, cli.format.format) {
+            (Command::View { .. } | Command::PromptIndex { .. }, None) => Format::Text,
+            _ => cli.format.resolve(),
+        };
         let mut ui = command::Ui {
             out: &mut out,
             format,
@@ -209,6 +233,7 @@ fn main() -> ExitCode {
         };
         let exit = run(&lib, cli.command, &mut ui)?;
         out.finish()?;
+        exit::note_created_home(BIN, &lib.home, existed, cli.common.quiet);
         Ok(exit)
     })
 }
@@ -232,10 +257,12 @@ fn run(lib: &Library, cmd: Command, ui: &mut command::Ui) -> anyhow::Result<Exit
         Command::View {
             name,
             file,
-            no_count,
-        } => command::view(lib, &name, file.as_deref(), !no_count, ui),
+            count,
+            no_count: _,
+        } => command::view(lib, &name, file.as_deref(), count, ui),
         Command::Apply { origin, keep_going } => {
             let origin = Origin::parse(&origin).unwrap_or_default();
+            hermes_loop::io::jsonl::announce_stdin(BIN, "skill_manage calls (JSONL)", None);
             let stdin = std::io::stdin().lock();
             command::apply(lib, origin, scanner, stdin, keep_going, ui)
         }
@@ -285,11 +312,13 @@ impl Command {
                 new,
                 file,
                 all,
+                exact,
             } => ManageArgs {
                 old_string: Some(old),
                 new_string: Some(new),
                 file_path: file,
                 replace_all: all,
+                exact,
                 ..args("patch", name)
             },
             Command::Edit { name, content } => ManageArgs {

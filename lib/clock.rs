@@ -39,6 +39,14 @@ pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
     if let Ok(zoned) = text.parse::<Zoned>() {
         return Some(truncate_to_micros(zoned.timestamp()));
     }
+    if let Ok(zoned) = jiff::fmt::temporal::Pieces::parse(text)
+        && let Some(offset) = zoned.offset()
+    {
+        // Valid but past the last instant jiff represents (9999-12-30T22:00Z, so that every
+        // offset can be applied): the latest instant there is, not an error.
+        let civil = zoned.date().to_datetime(zoned.time().unwrap_or_default());
+        return Some(clamp(civil, offset.to_numeric_offset()));
+    }
     let naive = text.replacen(' ', "T", 1);
     let civil = naive.parse::<DateTime>().ok().or_else(|| {
         naive
@@ -46,10 +54,16 @@ pub fn parse_timestamp(text: &str) -> Option<Timestamp> {
             .ok()
             .map(|d| d.to_datetime(jiff::civil::Time::midnight()))
     })?;
-    civil
-        .to_zoned(TimeZone::UTC)
-        .ok()
-        .map(|z| truncate_to_micros(z.timestamp()))
+    Some(clamp(civil, Offset::UTC))
+}
+
+/// `civil` at `offset`, clamped to the range of instants jiff can hold.
+fn clamp(civil: DateTime, offset: Offset) -> Timestamp {
+    match civil.to_zoned(TimeZone::fixed(offset)) {
+        Ok(z) => truncate_to_micros(z.timestamp()),
+        Err(_) if civil.year() > 0 => truncate_to_micros(Timestamp::MAX),
+        Err(_) => truncate_to_micros(Timestamp::MIN),
+    }
 }
 
 /// `datetime.isoformat()` of an aware UTC datetime.
@@ -113,6 +127,15 @@ mod tests {
         );
         assert_eq!(parse_timestamp("garbage"), None);
         assert_eq!(parse_timestamp(""), None);
+    }
+
+    #[test]
+    fn the_last_second_of_9999_is_valid() {
+        let last = parse_timestamp("9999-12-31T23:59:59Z").expect("valid");
+        assert_eq!(last, truncate_to_micros(Timestamp::MAX));
+        assert_eq!(parse_timestamp("9999-12-31T23:59:59"), Some(last));
+        assert_eq!(parse_timestamp("9999-12-31"), Some(last));
+        assert_eq!(parse_timestamp("9999-13-31T00:00:00Z"), None);
     }
 
     #[test]

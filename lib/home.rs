@@ -10,12 +10,73 @@ pub use config::{Config, ConfigError, CuratorConfig};
 /// The environment variable naming the Hermes home.
 pub const HOME_VAR: &str = "HERMES_HOME";
 
-/// No home could be found: no flag, no `HERMES_HOME`, and no `$HOME` to find `~/.hermes` in.
+/// No usable home: none could be found, or the one named cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "cannot find the Hermes home: pass --home DIR or set HERMES_HOME (no $HOME to find ~/.hermes)"
-)]
-pub struct NoHome;
+pub enum NoHome {
+    /// No flag, no `HERMES_HOME`, and no `$HOME` to find `~/.hermes` in.
+    #[error(
+        "cannot find the Hermes home: pass --home DIR or set HERMES_HOME (no $HOME to find ~/.hermes)"
+    )]
+    Unset,
+    /// `~user/…`, or `~` with no `$HOME`: a shell would have expanded it; we cannot.
+    #[error(
+        "{from} is {value:?}: a `~` that is not followed by `/` (or with no $HOME) cannot be expanded; give the full path"
+    )]
+    Tilde { from: &'static str, value: String },
+    /// An explicitly named home that does not exist, for a command that only reads.
+    #[error("no Hermes home at {} ({from})", path.display())]
+    Missing { path: PathBuf, from: &'static str },
+}
+
+impl NoHome {
+    /// What the person can do about it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            NoHome::Missing { .. } => Some(
+                "check the path; a command that writes (e.g. `hermes-index init`, `hermes-skills create`) creates the home".into(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Where a home's path came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HomeSource {
+    Flag,
+    Env,
+    Default,
+}
+
+impl HomeSource {
+    fn name(self) -> &'static str {
+        match self {
+            HomeSource::Flag => "--home",
+            HomeSource::Env => HOME_VAR,
+            HomeSource::Default => "~/.hermes",
+        }
+    }
+}
+
+/// `~` and `~/…` at the start of a path given in a variable or a quoted flag, as the shell
+/// would have expanded it unquoted (Python Hermes does not expand it, and creates a folder
+/// named `~`).
+fn expand_tilde(value: &Path, from: &'static str) -> Result<PathBuf, NoHome> {
+    let text = value.to_string_lossy();
+    if !text.starts_with('~') {
+        return Ok(value.to_path_buf());
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    let tilde = || NoHome::Tilde {
+        from,
+        value: text.to_string(),
+    };
+    match (text.as_ref(), text.strip_prefix("~/"), home) {
+        ("~", _, Some(home)) => Ok(PathBuf::from(home)),
+        (_, Some(rest), Some(home)) => Ok(PathBuf::from(home).join(rest)),
+        _ => Err(tilde()),
+    }
+}
 
 /// A Hermes home directory (`~/.hermes` or a profile under it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,20 +87,46 @@ pub struct Home {
 impl Home {
     /// `--home` wins, then `HERMES_HOME` (stripped; empty means unset), then `~/.hermes`.
     pub fn resolve(flag: Option<&Path>) -> Result<Home, NoHome> {
+        Home::resolve_with_source(flag).map(|(home, _)| home)
+    }
+
+    /// [`Home::resolve`], and where the path came from. A leading `~` is expanded.
+    pub fn resolve_with_source(flag: Option<&Path>) -> Result<(Home, HomeSource), NoHome> {
         if let Some(dir) = flag {
-            return Ok(Home::at(dir));
+            let dir = expand_tilde(dir, HomeSource::Flag.name())?;
+            return Ok((Home::at(dir), HomeSource::Flag));
         }
         if let Some(value) = std::env::var_os(HOME_VAR) {
             let text = value.to_string_lossy();
             let trimmed = text.trim();
             if !trimmed.is_empty() {
-                return Ok(Home::at(trimmed));
+                let dir = expand_tilde(Path::new(trimmed), HomeSource::Env.name())?;
+                return Ok((Home::at(dir), HomeSource::Env));
             }
         }
         std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
-            .map(|h| Home::at(PathBuf::from(h).join(".hermes")))
-            .ok_or(NoHome)
+            .map(|h| {
+                (
+                    Home::at(PathBuf::from(h).join(".hermes")),
+                    HomeSource::Default,
+                )
+            })
+            .ok_or(NoHome::Unset)
+    }
+
+    /// The home for a command that only reads: one named by `--home` or `HERMES_HOME` must
+    /// exist (a typo would otherwise read as an empty home). The default `~/.hermes` may be
+    /// missing: a new user simply has nothing yet.
+    pub fn resolve_existing(flag: Option<&Path>) -> Result<Home, NoHome> {
+        let (home, source) = Home::resolve_with_source(flag)?;
+        if source != HomeSource::Default && !home.root.is_dir() {
+            return Err(NoHome::Missing {
+                path: home.root,
+                from: source.name(),
+            });
+        }
+        Ok(home)
     }
 
     /// A home at `root`, taken as given (no `~` expansion, no canonicalisation, like Python).

@@ -15,15 +15,28 @@ pub mod table;
 
 use std::path::{Path, PathBuf};
 
-/// A filesystem operation that failed, with the path it failed on.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot {action} {}: {source}", path.display())]
+/// A filesystem operation that failed, with the path it failed on. Its message carries the
+/// OS error, so it reports no `source()`: a chain printed with `{:#}` says it once.
+#[derive(Debug)]
 pub struct FileError {
     pub action: &'static str,
     pub path: PathBuf,
-    #[source]
     pub source: std::io::Error,
 }
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot {} {}: {}",
+            self.action,
+            self.path.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for FileError {}
 
 impl FileError {
     pub fn new(action: &'static str, path: &Path, source: std::io::Error) -> FileError {

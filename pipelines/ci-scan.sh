@@ -30,9 +30,14 @@ if [ -n "${BASELINE:-}" ]; then
     baseline=(--baseline "$BASELINE")
 fi
 
-# 1. Every finding as SARIF, for the code-scanning upload (never fails the step).
+# 1. Every finding as SARIF, for the code-scanning upload (never fails the step on a
+# verdict). On an error (an unreadable skill, a bad baseline) no SARIF is left behind: an
+# empty or partial file would upload as "no findings".
+tmp="$sarif.tmp.$$"
+trap 'rm -f "$tmp"' EXIT
 hermes-skill-scan "$skills" --lint --profile "$profile" --format sarif --fail-on never \
-    "${baseline[@]}" > "$sarif"
+    "${baseline[@]}" > "$tmp" || { status=$?; rm -f "$sarif"; exit "$status"; }
+mv -f "$tmp" "$sarif"
 
 # 2. The gate, with a report for the log.
 status=0

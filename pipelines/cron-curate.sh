@@ -1,28 +1,21 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # Curation from cron: runs hermes-curate when the schedule says so (curator.interval_hours,
-# 7 days by default), appending one JSONL record per tick to $HERMES_HOME/logs/curate.log.
-# Paused or disabled curators and not-yet-due ticks log a {"ran": false, ...} record and
-# exit 0; errors (a corrupt sidecar, unreadable cron jobs, a failed backup) exit non-zero
-# with the message and its hint in the log, so cron mails them.
+# 7 days by default), appending one JSONL record per tick to $HERMES_HOME/logs/curate.log
+# (the folder created when missing). Paused or disabled curators and not-yet-due ticks log a
+# {"ran": false, ...} record and exit 0; errors go to the log as {"error", "hint"} and to
+# stderr, so cron mails them, and the exit status is non-zero.
 #
-#   */30 * * * *  HERMES_HOME=$HOME/.hermes /path/to/hermes-loop/pipelines/cron-curate.sh
+#   */30 * * * *  /path/to/cron-curate.sh
 #
-# HERMES_CURATE (default: hermes-curate on PATH) names the binary.
-set -euo pipefail
+# Works under cron's bare environment (PATH=/usr/bin:/bin): the binary is $HERMES_CURATE,
+# else hermes-curate on PATH, else $HOME/.cargo/bin/hermes-curate (where `cargo install`
+# puts it). Nothing here needs the source checkout.
+set -eu
 
 home="${HERMES_HOME:-$HOME/.hermes}"
-export HERMES_HOME="$home"
-curate="${HERMES_CURATE:-hermes-curate}"
-log="$home/logs/curate.log"
-mkdir -p "$(dirname "$log")"
-
-status=0
-{
-    printf '# %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    "$curate" run --if-due --format jsonl --quiet || status=$?
-} >>"$log" 2>&1
-if [ "$status" -ne 0 ]; then
-    echo "hermes-curate failed (exit $status); see $log" >&2
-    tail -n 5 "$log" >&2
+curate="${HERMES_CURATE:-$(command -v hermes-curate || echo "$HOME/.cargo/bin/hermes-curate")}"
+if [ ! -x "$curate" ]; then
+    echo "cron-curate: hermes-curate not found (cargo install --path . puts it in \$HOME/.cargo/bin; or set HERMES_CURATE)" >&2
+    exit 2
 fi
-exit "$status"
+exec "$curate" --home "$home" run --if-due --quiet --log "$home/logs/curate.log"

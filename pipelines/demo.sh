@@ -64,7 +64,7 @@ description: A pre-deploy checklist.
 SKILL
     hermes-skills patch demo-checklist --old "2. Tag the release." --new "2. Tag the release.
 3. Watch the dashboards." --format text
-    hermes-skills view demo-checklist --format text
+    hermes-skills view demo-checklist --count   # the agent's use: counted (a plain view is not)
     hermes-skills list --category devops --format text
 
     step "hermes-skills: the same calls as the agent makes them (JSONL in, tool results out)"

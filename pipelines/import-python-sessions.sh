@@ -22,6 +22,21 @@ else
 fi
 hermes="${HERMES_PYTHON_BIN:+$HERMES_PYTHON_BIN/}hermes"
 
+# Everything is checked before the target is touched: a missing tool must not leave an
+# empty session store behind.
+command -v "$hermes" >/dev/null || {
+    echo "import-python-sessions: $hermes not found (Python Hermes 0.19.0; set HERMES_PYTHON_BIN to its bin directory)" >&2
+    exit 2
+}
+command -v hermes-index >/dev/null || {
+    echo "import-python-sessions: hermes-index not found on PATH (cargo install --path .)" >&2
+    exit 2
+}
+[ -d "$source_home" ] || {
+    echo "import-python-sessions: no Hermes home at $source_home" >&2
+    exit 2
+}
+
 # Python's export holds the live transcript of every session (archived ones included);
 # rows hidden by compaction or rewind stay behind. pipefail makes a failing export fail
 # the pipeline instead of ingesting half a file.

@@ -240,7 +240,7 @@ fn a_corrupt_sidecar_stops_the_run_and_loses_nothing() {
     assert_eq!(
         err,
         format!(
-            "hermes-curate: error: {}/skills/.usage.json is not a JSON object of skill records: EOF while parsing a value at line 1 column 36\nhint: restore skills/.usage.json from the latest snapshot (`hermes-curate rollback --list`), or fix it by hand or move it away to start counting afresh\n",
+            "hermes-curate: error: {}/skills/.usage.json does not parse (EOF while parsing a value at line 1 column 36); left as it is\nhint: restore skills/.usage.json from the latest snapshot (`hermes-curate rollback --list`), or fix it by hand or move it away to start counting afresh\n",
             home.path().display()
         )
     );
@@ -267,20 +267,26 @@ fn cron_jobs_that_are_not_json_stop_the_run() {
 }
 
 #[test]
-fn a_corrupt_state_file_is_kept_aside() {
+fn a_corrupt_state_file_is_never_overwritten() {
     let home = small_home();
     home.write("skills/.curator_state", "{\"paused\": tru");
-    let (code, _, err) = curate(home.path(), &["run", "--format", "json"]);
+    // A dry run looks with the defaults and says so.
+    let (code, _, err) = curate(home.path(), &["run", "--dry-run", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.starts_with("hermes-curate: warning: skills/.curator_state could not be read (EOF while parsing a value at line 1 column 14); its bytes were kept in skills/.curator_state.corrupt\n"), "{err}");
+    assert!(err.starts_with("hermes-curate: warning: skills/.curator_state could not be read (EOF while parsing a value at line 1 column 14); this dry run used the defaults (a run refuses until it is fixed or moved away)\n"), "{err}");
+    // A run refuses before changing anything (issue 18: never overwrite what we could not
+    // parse), keeping a copy.
+    let (code, _, err) = curate(home.path(), &["run", "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(".curator_state: it does not parse (EOF while parsing a value at line 1 column 14); left as it is"), "{err}");
     assert_eq!(
         home.read("skills/.curator_state.corrupt"),
         "{\"paused\": tru"
     );
-    assert!(
-        home.read("skills/.curator_state")
-            .contains("\"run_count\": 1")
-    );
+    assert_eq!(home.read("skills/.curator_state"), "{\"paused\": tru");
+    let (code, _, _) = curate(home.path(), &["pause"]);
+    assert_eq!(code, 2);
+    assert_eq!(home.read("skills/.curator_state"), "{\"paused\": tru");
 }
 
 /// Odd trees: a folder without SKILL.md is left alone, a taken archive name gets a stamp,
@@ -509,12 +515,14 @@ fn verbs_answer_in_json_and_refuse_with_exit_1() {
             "{\"ok\":true,\"skill\":\"mid-used\",\"message\":\"pinned 'mid-used' (will bypass auto-transitions)\"}\n"
         )
     );
-    let (code, out, _) = curate(home.path(), &["archive", "mid-used", "--format", "text"]);
+    let (code, out, err) = curate(home.path(), &["archive", "mid-used", "--format", "text"]);
+    // Refusals go to stderr in text, as in every binary (issue 18).
     assert_eq!(
-        (code, out.as_str()),
+        (code, out.as_str(), err.as_str()),
         (
             1,
-            "curator: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"
+            "",
+            "hermes-curate: 'mid-used' is pinned — unpin first with `hermes-curate unpin mid-used`\n"
         )
     );
     let (code, out, err) = curate(home.path(), &["list-archived", "--format", "text"]);

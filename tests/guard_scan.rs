@@ -92,7 +92,7 @@ fn lint_and_lint_only() {
         .code(1)
         .get_output()
         .clone();
-    let want = r#"{"type":"lint","skill":"Bad_Name","path":"$HOME/skills/bad","file":"SKILL.md","line":2,"rule":"name-invalid","level":"error","message":"`Bad_Name` is not a valid skill name","hint":"rename using lowercase letters, digits and hyphens"}
+    let want = r#"{"type":"lint","skill":"Bad_Name","path":"$HOME/skills/bad","file":"SKILL.md","line":2,"rule":"name-invalid","level":"error","message":"`Bad_Name` is not a valid skill name: it has an uppercase letter ('B'); names are lowercase","hint":"rename using lowercase letters, digits and hyphens"}
 {"type":"lint","skill":"Bad_Name","path":"$HOME/skills/bad","file":"SKILL.md","line":2,"rule":"name-folder-mismatch","level":"warning","message":"name `Bad_Name` is in folder `bad`","hint":"rename the folder or the name so they match"}
 {"type":"lint","skill":"Bad_Name","path":"$HOME/skills/bad","file":"SKILL.md","line":3,"rule":"description-not-string","level":"error","message":"description is True (a boolean); Hermes drops the skill from skills_list (it has no length)","hint":"quote the description"}
 {"type":"lint","skill":"Bad_Name","path":"$HOME/skills/bad","file":"SKILL.md","line":3,"rule":"yaml11-trap","level":"warning","message":"`yes` is True (a boolean) to Hermes (YAML 1.1) but \"yes\" (text) to YAML 1.2 tools","hint":"quote the value"}

@@ -429,7 +429,7 @@ fn skills_and_usage_cross_over() {
 
     // Now we write it: Python loads the same records and would write the same bytes.
     bin("hermes-skills", home.path())
-        .args(["view", "rollback"])
+        .args(["view", "rollback", "--count"])
         .assert()
         .success();
     let theirs = peer(home.path(), "usage", &[], None);

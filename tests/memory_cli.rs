@@ -60,8 +60,10 @@ fn text_format_says_it_in_words() {
         .args(["replace", "--target", "memory", "--old", "Project", "x", "--format", "text"])
         .assert()
         .code(1)
-        .stdout(
-            "refused: Multiple entries matched 'Project'. Be more specific.\nmatches:\n  1  Project uses pytest\n  2  Project uses uv\n",
+        .stdout("")
+        // Refusals go to stderr in text, as in every binary (issue 18).
+        .stderr(
+            "hermes-memory: refused: Multiple entries matched 'Project'. Be more specific.\nmatches:\n  1  Project uses pytest\n  2  Project uses uv\n",
         );
 }
 

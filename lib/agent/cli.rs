@@ -176,6 +176,7 @@ fn read_prompt(prompt: &str) -> anyhow::Result<String> {
     if prompt != "-" {
         return Ok(prompt.to_string());
     }
+    crate::io::jsonl::announce_stdin(BIN, "the prompt", None);
     let mut text = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
         .context("cannot read the prompt from stdin")?;
@@ -585,6 +586,7 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         let prompt = read_prompt(prompt)?;
         code = json_turn(agent, options, &mut events, &prompt, 1)?;
     } else if options.input_jsonl {
+        crate::io::jsonl::announce_stdin(BIN, "turns and approvals (JSONL)", None);
         events.stdin_lines = Some(std::io::stdin().lock().lines());
         let mut n = 0;
         loop {

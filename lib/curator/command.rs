@@ -59,8 +59,16 @@ impl Ui<'_> {
     }
 }
 
-/// Asks `question` on stderr and reads the answer from stdin: yes only for `y`/`yes`.
+/// Asks `question` on stderr and reads the answer from stdin: yes only for `y`/`yes`. Not at
+/// a terminal nobody can answer: the question is not asked, and the message says how to
+/// confirm from a script.
 fn confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        eprintln!(
+            "hermes-curate: not confirmed: stdin is not a terminal; pass -y to confirm without asking"
+        );
+        return false;
+    }
     eprint!("{question} [y/N] ");
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
@@ -121,7 +129,7 @@ pub fn run_with(
     };
     if let Some(why) = &ran.state_was_corrupt {
         eprintln!(
-            "hermes-curate: warning: skills/.curator_state could not be read ({why}); its bytes were kept in skills/.curator_state.corrupt"
+            "hermes-curate: warning: skills/.curator_state could not be read ({why}); this dry run used the defaults (a run refuses until it is fixed or moved away)"
         );
     }
     if ran.paused && !options.if_due && !ui.quiet {
@@ -280,7 +288,9 @@ pub fn answer(skill: &str, result: Answer, ui: &mut Ui) -> anyhow::Result<Exit> 
         Err(m) => (false, m.as_str()),
     };
     match ui.format {
-        Format::Text => ui.text(&format!("curator: {message}"))?,
+        Format::Text if ok => ui.text(&format!("curator: {message}"))?,
+        // Refusals on stderr, as in every binary.
+        Format::Text => eprintln!("hermes-curate: {}", for_terminal(message)),
         _ => ui.record(&json!({"ok": ok, "skill": skill, "message": message}))?,
     }
     Ok(if ok { Exit::Success } else { Exit::Negative })

@@ -16,6 +16,10 @@ pub type Answer = Result<String, String>;
 /// Pins or unpins a skill: refused for bundled and hub skills; written only for skills the
 /// curator may manage (as Hermes's `set_pinned`).
 pub fn pin(lib: &Library, name: &str, pinned: bool, now: Timestamp) -> Answer {
+    // Hermes writes a record for any name; a typo then pins a skill that does not exist.
+    if lib.catalog().find_dir(name).is_none() && !lib.home.archive_dir().join(name).is_dir() {
+        return Err(format!("no skill named '{name}'"));
+    }
     let index = Index::build(lib);
     if !is_agent_created(name, &index.provenance, index.identities()) {
         return Err(if pinned {

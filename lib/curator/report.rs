@@ -298,6 +298,15 @@ pub fn render_markdown(p: &Json) -> String {
              `~/.hermes/skills/.archive/`; restore any with `hermes-curate restore <name>`._\n"
                 .into(),
         );
+        // Hermes's header counts from after this pass; over the whole run the library went
+        // from `before + archived` to `after`.
+        let before = get_i64(counts, "before") + auto_archived.len() as i64;
+        let after = get_i64(counts, "after");
+        lines.push(format!(
+            "Over the whole run, agent-created skills went from {before} to {after} ({:+}); the \
+             header counts from after this pass, as Hermes does.\n",
+            after - before
+        ));
         for a in auto_archived.iter().take(SHOW) {
             lines.push(format!(
                 "- `{}` → `{}`",

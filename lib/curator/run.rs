@@ -199,7 +199,10 @@ pub fn run_consolidating(
     let started = Instant::now();
     let (mut state, state_was_corrupt) = match CuratorState::load(home) {
         Loaded::Ok(s) => (s, None),
-        Loaded::Corrupt(s, why) => (s, Some(why)),
+        // A dry run writes nothing, so it may look with the defaults; a run would have to
+        // overwrite the file it could not read, and refuses before changing anything.
+        Loaded::Corrupt(s, why) if options.dry_run => (s, Some(why)),
+        Loaded::Corrupt(_, why) => return Err(super::state::refuse_corrupt(home, &why).into()),
     };
     if options.if_due {
         match schedule(&state, config, now) {

@@ -89,17 +89,15 @@ impl CuratorState {
     }
 
     /// Writes the state atomically, keeping the file's permission bits. A file that could
-    /// not be read is first copied to `.curator_state.corrupt`, so a hand edit gone wrong is
-    /// not lost.
+    /// not be read is never overwritten: it is copied to `.curator_state.corrupt` and the
+    /// save fails.
     pub fn save(&self, home: &Home) -> Result<(), FileError> {
         let path = home.curator_state();
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| FileError::new("create", parent, e))?;
         }
-        if let Loaded::Corrupt(..) = CuratorState::load(home)
-            && let Ok(bytes) = std::fs::read(&path)
-        {
-            write_atomic(&corrupt_copy(home), &bytes, FileMode::Private)?;
+        if let Loaded::Corrupt(_, why) = CuratorState::load(home) {
+            return Err(refuse_corrupt(home, &why));
         }
         let mode = std::fs::metadata(&path)
             .ok()
@@ -158,6 +156,24 @@ impl CuratorState {
 }
 
 /// Where the bytes of an unreadable state file are kept before it is rewritten.
+/// The rule for every sidecar we parse: a file that does not parse is never overwritten.
+/// Its bytes are copied to `.curator_state.corrupt` and the error says so.
+pub fn refuse_corrupt(home: &Home, why: &str) -> FileError {
+    let path = home.curator_state();
+    let copy = corrupt_copy(home);
+    if let Ok(bytes) = std::fs::read(&path) {
+        let _ = write_atomic(&copy, &bytes, FileMode::Private);
+    }
+    FileError::new(
+        "replace",
+        &path,
+        std::io::Error::other(format!(
+            "it does not parse ({why}); left as it is (a copy is in {}): fix it, or move it away to start afresh",
+            copy.display()
+        )),
+    )
+}
+
 pub fn corrupt_copy(home: &Home) -> PathBuf {
     home.curator_state()
         .with_file_name(".curator_state.corrupt")
@@ -288,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn a_corrupt_file_is_kept_aside_before_it_is_rewritten() {
+    fn a_corrupt_file_is_kept_aside_and_never_rewritten() {
         let dir = tempfile::tempdir().expect("tempdir");
         let home = Home::at(dir.path());
         std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
@@ -296,11 +312,14 @@ mod tests {
         assert!(matches!(CuratorState::load(&home), Loaded::Corrupt(..)));
         let mut state = CuratorState::load_lenient(&home);
         state.set_paused(true);
-        state.save(&home).expect("save");
+        state.save(&home).expect_err("refused");
         assert_eq!(
             std::fs::read_to_string(corrupt_copy(&home)).expect("copy"),
             "{not json"
         );
-        assert!(CuratorState::load_lenient(&home).paused());
+        assert_eq!(
+            std::fs::read_to_string(home.curator_state()).expect("state"),
+            "{not json"
+        );
     }
 }

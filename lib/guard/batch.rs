@@ -24,9 +24,10 @@ pub enum TargetError {
 
 /// The skill folders named by `paths`: a folder holding `SKILL.md` is one skill, a
 /// `SKILL.md` file names its folder, any other folder is walked as Hermes walks a skills
-/// root. Duplicates are dropped, first occurrence kept. Walk problems (unreadable folders,
-/// symlink loops) come back as messages.
-pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
+/// root. Duplicates are dropped, first occurrence kept. Walk problems come back as messages:
+/// folders that could not be read (an error for the caller: a scan that could not read what
+/// it was asked to scan has not passed) and symlink loops (warnings).
+pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Problems), TargetError> {
     targets_with(paths, &mut |_| {})
 }
 
@@ -35,9 +36,9 @@ pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), TargetE
 pub fn targets_with(
     paths: &[PathBuf],
     found: &mut dyn FnMut(&Path),
-) -> Result<(Vec<PathBuf>, Vec<String>), TargetError> {
+) -> Result<(Vec<PathBuf>, Problems), TargetError> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     let mut seen = HashSet::new();
     let mut take = |dir: PathBuf, dirs: &mut Vec<PathBuf>| {
         if seen.insert(dir.clone()) {
@@ -73,7 +74,11 @@ pub fn targets_with(
         dirs[first..]
             .sort_by_cached_key(|dir| dir.join(SKILL_FILE).into_os_string().into_encoded_bytes());
         for problem in walk_problems {
-            problems.push(format!("{}: {}", problem.path.display(), problem.message));
+            let line = format!("{}: {}", problem.path.display(), problem.message);
+            match problem.unreadable {
+                true => problems.unreadable.push(line),
+                false => problems.warnings.push(line),
+            }
         }
     }
     Ok((dirs, problems))
@@ -87,7 +92,7 @@ pub fn find_and_run(
     options: &RunOptions,
     found: &(dyn Fn() + Sync),
     tick: &(dyn Fn() + Sync),
-) -> Result<(Vec<SkillResult>, Vec<String>), TargetError> {
+) -> Result<(Vec<SkillResult>, Problems), TargetError> {
     let done: Mutex<HashMap<PathBuf, SkillResult>> = Mutex::new(HashMap::new());
     let walked = rayon::scope(|scope| {
         targets_with(paths, &mut |dir| {
@@ -107,6 +112,15 @@ pub fn find_and_run(
     let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
     let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
     Ok((results, problems))
+}
+
+/// What a walk could not do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Problems {
+    /// `path: OS error` of each folder that could not be read.
+    pub unreadable: Vec<String>,
+    /// Symlink loops and dangling symlinks, not followed.
+    pub warnings: Vec<String>,
 }
 
 /// What to do with each skill.
@@ -129,6 +143,8 @@ pub struct SkillResult {
     pub lint: Vec<Issue>,
     /// Findings dropped because the baseline knows them.
     pub baselined: usize,
+    /// `path: OS error` of each file or folder of the skill that could not be read.
+    pub unreadable: Vec<String>,
 }
 
 impl SkillResult {
@@ -170,12 +186,26 @@ fn run_one(dir: &Path, options: &RunOptions) -> SkillResult {
         Some(report) => report.name.clone(),
         None => skill_name(dir),
     };
+    let mut unreadable: Vec<String> = report
+        .iter()
+        .flat_map(|r| r.findings.iter().chain(&r.suppressed))
+        .filter(|f| f.rule == super::catalogue::ids::UNREADABLE)
+        .map(|f| format!("{}: {}", dir.join(&f.file).display(), f.excerpt))
+        .collect();
+    if options.lint_only {
+        unreadable.extend(
+            lint.iter()
+                .filter(|i| i.rule == "skill-md-unreadable")
+                .map(|i| format!("{}: {}", dir.join(&i.file).display(), i.message)),
+        );
+    }
     SkillResult {
         name,
         path: dir.to_path_buf(),
         report,
         lint,
         baselined: 0,
+        unreadable,
     }
 }
 
@@ -264,7 +294,7 @@ mod tests {
         }
         let (dirs, problems) = targets(&[root.to_path_buf()]).expect("targets");
         assert_eq!(dirs, vec![root.join("a"), root.join("cat/b")]);
-        assert!(problems.is_empty());
+        assert_eq!(problems, Problems::default());
         let (one, _) = targets(&[root.join("a"), root.join("a/SKILL.md")]).expect("targets");
         assert_eq!(one, vec![root.join("a")]);
         // Ordered by the SKILL.md path string, as Hermes's walker: `a-b/` before `a/`.

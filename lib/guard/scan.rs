@@ -722,10 +722,22 @@ impl<'o> SkillScan<'o> {
             severity = severity.lowered(levels);
             notes.push(why.to_string());
         }
-        let first_at = if first.file == second.file {
-            format!("line {}", first.line + 1)
+        // Both halves on one line: one place, said once.
+        let same_line = first.file == second.file && first.line == second.line;
+        let first_at = if same_line {
+            String::new()
+        } else if first.file == second.file {
+            format!(" (with line {})", first.line + 1)
         } else {
-            format!("{first_file}:{}", first.line + 1)
+            format!(" (with {first_file}:{})", first.line + 1)
+        };
+        let related = match same_line {
+            true => Vec::new(),
+            false => vec![Location {
+                file: first_file,
+                line: first.line + 1,
+                excerpt: finding::excerpt(&first.text, 0),
+            }],
         };
         let finding = Finding {
             rule: rule.id,
@@ -735,15 +747,11 @@ impl<'o> SkillScan<'o> {
             file: second_file,
             line: second.line + 1,
             column: 1,
-            message: format!("{} (with {first_at})", message(rule, severity, &notes)),
+            message: format!("{}{first_at}", message(rule, severity, &notes)),
             excerpt: finding::excerpt(&second.text, 0),
             context: place,
             notes,
-            related: vec![Location {
-                file: first_file,
-                line: first.line + 1,
-                excerpt: finding::excerpt(&first.text, 0),
-            }],
+            related,
             install_severity: severity,
             source_line: second.text.clone(),
         };

@@ -17,19 +17,19 @@ use crate::yaml::{self, Mapping, Value, YamlError};
 /// Why config.yaml could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", path.display())]
+    // The messages carry their cause, which is therefore not also a `source()` (it would
+    // print twice in an error chain).
+    #[error("cannot read {}: {error}", path.display())]
     Read {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}: not UTF-8 text (invalid byte at offset {offset})", path.display())]
     Encoding { path: PathBuf, offset: usize },
-    #[error("{}:{}: {}", path.display(), location(source), problem(source))]
+    #[error("{}:{}: {}", path.display(), location(error), problem(error))]
     Parse {
         path: PathBuf,
-        #[source]
-        source: Box<YamlError>,
+        error: Box<YamlError>,
     },
     #[error("{}: the top level must be a mapping of sections, found a {found}", path.display())]
     NotMapping { path: PathBuf, found: &'static str },
@@ -157,7 +157,7 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 Ok(Config::from_user(Value::Null, path))
             }
-            Err(source) => Err(ConfigError::Read { path, source }),
+            Err(error) => Err(ConfigError::Read { path, error }),
         }
     }
 
@@ -169,9 +169,9 @@ impl Config {
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let user =
-            yaml::load(text, &path.display().to_string()).map_err(|source| ConfigError::Parse {
+            yaml::load(text, &path.display().to_string()).map_err(|error| ConfigError::Parse {
                 path: path.to_path_buf(),
-                source: Box::new(source),
+                error: Box::new(error),
             })?;
         if !matches!(user, Value::Null | Value::Map(_)) {
             return Err(ConfigError::NotMapping {

@@ -72,11 +72,43 @@ pub fn run(bin: &str, body: impl FnOnce() -> anyhow::Result<Exit>) -> ExitCode {
     }
 }
 
+/// An error and its causes on one line, `: `-separated, each said once: a cause whose text
+/// its parent's message already carries (an OS error, a YAML error, a wrapped error shown
+/// with `{0}`) is not repeated.
+pub fn chain_text(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// Prints an error and its causes on one line, then the hint if one is attached.
 pub fn report(bin: &str, err: &anyhow::Error) {
-    eprintln!("{bin}: error: {err:#}");
+    eprintln!("{bin}: error: {}", chain_text(err));
     if let Some(hinted) = err.chain().find_map(|e| e.downcast_ref::<Hinted>()) {
         eprintln!("hint: {}", hinted.hint);
+    } else if let Some(hint) = err
+        .chain()
+        .find_map(|e| e.downcast_ref::<crate::home::NoHome>())
+        .and_then(crate::home::NoHome::hint)
+    {
+        eprintln!("hint: {hint}");
+    }
+}
+
+/// After a command that may write: says so when it created the home (it did not exist
+/// before the command ran), so a typo in `--home`/`HERMES_HOME` does not go unnoticed.
+pub fn note_created_home(bin: &str, home: &crate::home::Home, existed: bool, quiet: bool) {
+    if !existed && !quiet && home.root().is_dir() {
+        eprintln!("{bin}: created the Hermes home {}", home.root().display());
     }
 }
 
@@ -108,6 +140,17 @@ mod tests {
             .context("writing results");
         assert!(is_broken_pipe(&err));
         assert!(!is_broken_pipe(&anyhow::anyhow!("other")));
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_said_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {0}")]
+        struct Wraps(#[source] std::io::Error);
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let shown = io.to_string();
+        let err = anyhow::Error::new(Wraps(io)).context("loading");
+        assert_eq!(chain_text(&err), format!("loading: cannot read x: {shown}"));
     }
 
     #[test]

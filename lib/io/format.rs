@@ -79,3 +79,9 @@ fn colored(terminal: bool) -> bool {
 fn no_color_unset() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
+
+/// Serialises a duration in seconds rounded to the millisecond: nanosecond digits in a
+/// record are noise a person has to read past.
+pub fn milliseconds<S: serde::Serializer>(seconds: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((seconds * 1000.0).round() / 1000.0)
+}

@@ -94,6 +94,16 @@ impl<R: BufRead> Iterator for Records<R> {
     }
 }
 
+/// Before reading stdin: when it is a terminal, says what is expected and how to end it, so
+/// a command waiting for input does not look hung. Nothing when stdin is a pipe or a file.
+pub fn announce_stdin(bin: &str, what: &str, path: Option<&Path>) {
+    use std::io::IsTerminal;
+    let stdin = path.is_none_or(|p| p.as_os_str() == "-");
+    if stdin && io::stdin().is_terminal() {
+        eprintln!("{bin}: reading {what} from stdin; end with Ctrl-D (Ctrl-C cancels)");
+    }
+}
+
 /// Opens `path` for reading, or stdin when it is `None` or `-`.
 pub fn open_input(path: Option<&Path>) -> Result<Box<dyn BufRead + Send>, FileError> {
     match path {

@@ -1,20 +1,31 @@
 //! Writing records to stdout: buffered, one JSON object per line, errors (a closed pipe
 //! included) handed back so the exit path can end quietly.
 
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
 
 use serde::Serialize;
 
-/// Buffered stdout. Flushes on drop, but callers should call [`Output::finish`] to see errors.
+/// Buffered stdout (or a log file). Flushes on drop, but callers should call
+/// [`Output::finish`] to see errors.
 pub struct Output {
-    inner: BufWriter<Stdout>,
+    inner: BufWriter<Box<dyn Write>>,
 }
 
 impl Output {
     pub fn stdout() -> Output {
         Output {
-            inner: BufWriter::with_capacity(64 * 1024, io::stdout()),
+            inner: BufWriter::with_capacity(64 * 1024, Box::new(io::stdout())),
         }
+    }
+
+    /// Appends to a log file (`--log`), creating it and its folder when missing: a cron
+    /// line must work on a home that has never had a `logs/` folder.
+    pub fn append(path: &Path) -> io::Result<Output> {
+        let file = open_log(path)?;
+        Ok(Output {
+            inner: BufWriter::with_capacity(64 * 1024, Box::new(file)),
+        })
     }
 
     /// One record as a single JSON line.
@@ -52,5 +63,31 @@ impl Write for Output {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// Opens `path` for appending, its folder created first.
+pub fn open_log(path: &Path) -> io::Result<std::fs::File> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
+/// Appends an error record (`{"error", "hint"?}`) to a `--log` file, so the log stays
+/// pure JSONL and says why a run failed. Best effort: the error also goes to stderr.
+pub fn log_error(path: &Path, err: &anyhow::Error) {
+    let mut record = serde_json::json!({ "error": crate::io::exit::chain_text(err) });
+    if let Some(hinted) = err
+        .chain()
+        .find_map(|e| e.downcast_ref::<crate::io::exit::Hinted>())
+    {
+        record["hint"] = serde_json::Value::String(hinted.hint.clone());
+    }
+    if let Ok(mut file) = open_log(path) {
+        let _ = writeln!(file, "{record}");
     }
 }

@@ -96,9 +96,16 @@ pub fn print_results(out: &mut Output, format: Format, results: &[Value]) -> std
         Format::Jsonl => results
             .iter()
             .try_for_each(|r| out.line(&pyjson::tool_result(r))),
-        Format::Text => results
-            .iter()
-            .try_for_each(|r| out.raw(result_text(r).as_bytes())),
+        // A refusal goes where every binary's refusals go in text: stderr, under its name.
+        Format::Text => results.iter().try_for_each(|r| {
+            if succeeded(r) {
+                out.raw(result_text(r).as_bytes())
+            } else {
+                std::io::Write::flush(out)?;
+                eprint!("hermes-memory: {}", result_text(r));
+                Ok(())
+            }
+        }),
         Format::Json => {
             let pretty = Dumps {
                 indent: Some(2),
@@ -368,7 +375,8 @@ pub fn result_text(result: &Value) -> String {
             )
         );
     }
-    let mut out = format!("refused: {}\n", for_terminal(field("error").unwrap_or("")));
+    let error = crate::io::sanitize::for_person(field("error").unwrap_or(""));
+    let mut out = format!("refused: {}\n", for_terminal(&error));
     if let Some(backup) = field("drift_backup") {
         out.push_str(&format!("backup: {}\n", for_terminal(backup)));
     }

@@ -229,7 +229,7 @@ pub fn run(
                     Err(e) => {
                         totals.failed += 1;
                         emit(&json!({"session": key, "type": "summary", "line": null,
-                            "error": format!("{e:#}")}))?;
+                            "error": crate::io::exit::chain_text(&e)}))?;
                     }
                 }
                 printed += 1;

@@ -148,6 +148,11 @@ fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
         }
         None => {
+            crate::io::jsonl::announce_stdin(
+                "hermes-review",
+                "a conversation, or sessions with --batch (JSONL)",
+                None,
+            );
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
                 .context("cannot read the conversation from stdin")?;

@@ -148,7 +148,12 @@ pub fn export_to_file(db: &Db, options: &Options, target: &Path) -> Result<Found
     });
     match finished {
         Ok(found @ Found::Exported(_)) => {
-            std::fs::rename(&temp, target).map_err(io("replace", target))?;
+            if let Err(e) = std::fs::rename(&temp, target) {
+                // A failed write leaves nothing behind (a folder named as the target, a
+                // read-only directory entry).
+                let _ = std::fs::remove_file(&temp);
+                return Err(io("replace", target)(e));
+            }
             if let Ok(d) = std::fs::File::open(&dir) {
                 let _ = d.sync_all();
             }

@@ -68,6 +68,7 @@ pub struct Summary {
     pub messages: u64,
     /// Messages skipped because they were already present.
     pub skipped: u64,
+    #[serde(serialize_with = "crate::io::format::milliseconds")]
     pub seconds: f64,
     /// Lines left out with `keep_going`.
     #[serde(skip)]

@@ -19,6 +19,7 @@ pub struct Rebuilt {
     /// Upstream tables whose stored text differed from `messages` and were refilled from it
     /// (the others were re-derived from their verified copy).
     pub repopulated: u64,
+    #[serde(serialize_with = "crate::io::format::milliseconds")]
     pub seconds: f64,
 }
 
@@ -60,6 +61,7 @@ pub struct Optimized {
     /// `state.db` plus its `-wal`, before and after.
     pub bytes_before: u64,
     pub bytes_after: u64,
+    #[serde(serialize_with = "crate::io::format::milliseconds")]
     pub seconds: f64,
 }
 

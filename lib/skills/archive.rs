@@ -271,6 +271,21 @@ pub fn write_suppressed(home: &Home, names: &BTreeSet<String>) -> Result<(), Fil
         text.push('\n');
     }
     let path = home.curator_suppressed();
+    // Never overwrite what could not be read (it read as empty): keep its bytes, refuse.
+    if let Err(e) = std::fs::read_to_string(&path)
+        && e.kind() == std::io::ErrorKind::InvalidData
+    {
+        if let Ok(bytes) = std::fs::read(&path) {
+            let mut copy = path.clone().into_os_string();
+            copy.push(".corrupt");
+            let _ = write_atomic(std::path::Path::new(&copy), &bytes, FileMode::Private);
+        }
+        return Err(FileError::new(
+            "replace",
+            &path,
+            std::io::Error::other("it is not UTF-8 text; left as it is (a copy is in .corrupt)"),
+        ));
+    }
     if let Some(parent) = path.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
@@ -357,6 +372,13 @@ mod tests {
         );
         let err = restore_skill(&lib, &mut index, "demo", now).expect_err("taken");
         assert!(err.starts_with("destination already exists: "), "{err}");
+        std::fs::write(lib.home.curator_suppressed(), b"a\xff\n").expect("seed");
+        let names: BTreeSet<String> = ["b".to_string()].into();
+        write_suppressed(&lib.home, &names).expect_err("refused");
+        assert_eq!(
+            std::fs::read(lib.home.curator_suppressed()).expect("kept"),
+            b"a\xff\n"
+        );
     }
 
     #[test]

@@ -73,14 +73,20 @@ fn print_failure(value: &Json, bin: &str) {
         .get("error")
         .and_then(Json::as_str)
         .unwrap_or("failed");
-    eprintln!("{bin}: {}", for_terminal(error));
+    eprintln!(
+        "{bin}: {}",
+        for_terminal(&crate::io::sanitize::for_person(error))
+    );
     if let Some(matches) = value.get("matches").and_then(Json::as_array) {
         for m in matches.iter().filter_map(Json::as_str) {
             eprintln!("  {}", for_terminal(m));
         }
     }
     if let Some(hint) = value.get("hint").and_then(Json::as_str) {
-        eprintln!("hint: {}", for_terminal(hint));
+        eprintln!(
+            "hint: {}",
+            for_terminal(&crate::io::sanitize::for_person(hint))
+        );
     }
 }
 
@@ -91,6 +97,17 @@ pub fn list(
     archived: bool,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
+    if let Err(super::usage::SidecarError::Corrupt { path, reason }) =
+        super::usage::load_checked(&lib.home)
+    {
+        crate::io::exit::warn(
+            ui.bin,
+            format!(
+                "{} does not parse ({reason}): usage is shown as zeros, and nothing is recorded until it is fixed or moved away",
+                path.display()
+            ),
+        );
+    }
     let (out, format) = (&mut *ui.out, ui.format);
     let index = Index::build(lib);
     let rows = if archived {
@@ -214,9 +231,56 @@ pub fn manage(
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let mut session = Session::new(lib, Origin::Foreground, scanner);
-    let result = session.manage(args);
+    let mut result = session.manage(args);
     warn_all(ui.bin, &session.warnings);
-    print_result(ui, &result)
+    // A person's answer: the tool's keys without its private ones (`_change`, `_archived`:
+    // bookkeeping for the agent's caller), and how a patch found its text.
+    if let Json::Object(map) = &mut result {
+        map.retain(|key, _| !key.starts_with('_'));
+        if let (true, Some(found)) = (is_success(&Json::Object(map.clone())), &session.last_match) {
+            let exact = found.strategy == "exact";
+            map.insert("match".into(), json!(if exact { "exact" } else { "fuzzy" }));
+            if !exact {
+                map.insert("strategy".into(), json!(found.strategy));
+            }
+            map.insert(
+                "matched".into(),
+                Json::Array(
+                    found
+                        .matched
+                        .iter()
+                        .map(|(line, text)| json!({"line": line, "text": text}))
+                        .collect(),
+                ),
+            );
+        }
+    }
+    if ui.format == Format::Text
+        && is_success(&result)
+        && let Some(found) = session
+            .last_match
+            .as_ref()
+            .filter(|m| m.strategy != "exact")
+    {
+        print_result(ui, &result)?;
+        ui.out.line(&format!(
+            "match: fuzzy ({}): the text was not found as written; replaced instead:",
+            found.strategy
+        ))?;
+        for (first, text) in &found.matched {
+            for (i, line) in text.lines().enumerate() {
+                ui.out
+                    .line(&shown(&format!("  {:>4}| {line}", first + i)))?;
+            }
+        }
+        return Ok(Exit::Success);
+    }
+    let exit = print_result(ui, &result)?;
+    Ok(if super::manage::is_io_failure(&result) {
+        Exit::PartialFailure
+    } else {
+        exit
+    })
 }
 
 /// `hermes-skills apply`: JSONL of `skill_manage` argument objects in, one result per line

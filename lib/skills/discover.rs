@@ -34,6 +34,9 @@ pub const SKILL_FILE: &str = "SKILL.md";
 pub struct WalkProblem {
     pub path: PathBuf,
     pub message: String,
+    /// A folder that could not be read (permissions, I/O); not a symlink loop or a dangling
+    /// symlink, which are skipped on purpose.
+    pub unreadable: bool,
 }
 
 /// The result of a walk: the files found, in Hermes's order, and what could not be walked.
@@ -93,13 +96,20 @@ pub fn walk_index_files(
                     .path()
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| root.to_path_buf());
-                let message = if err.loop_ancestor().is_some() {
+                let is_loop = err.loop_ancestor().is_some();
+                let dangling =
+                    err.io_error().map(std::io::Error::kind) == Some(std::io::ErrorKind::NotFound);
+                let message = if is_loop {
                     "symlink loop (not followed)".to_string()
                 } else {
                     err.io_error()
                         .map_or_else(|| err.to_string(), ToString::to_string)
                 };
-                problems.push(WalkProblem { path, message });
+                problems.push(WalkProblem {
+                    path,
+                    message,
+                    unreadable: !is_loop && !dangling,
+                });
             }
         }
     }

@@ -19,6 +19,15 @@ pub struct Replaced {
     pub content: String,
     pub count: usize,
     pub strategy: &'static str,
+    /// Each match in the original text: its 1-based first line and the text matched.
+    pub matched: Vec<(usize, String)>,
+}
+
+impl Replaced {
+    /// Whether the old text was found as written (`exact`), not approximately.
+    pub fn is_exact(&self) -> bool {
+        self.strategy == "exact"
+    }
 }
 
 /// Why no replacement was made (Hermes's message, plus the match count for the hint).
@@ -33,6 +42,18 @@ pub fn find_and_replace(
     old: &str,
     new: &str,
     replace_all: bool,
+) -> Result<Replaced, NoMatch> {
+    find_and_replace_with(content, old, new, replace_all, false)
+}
+
+/// [`find_and_replace`]; with `exact_only`, only the exact strategy is tried (a person's
+/// `patch --exact`: an approximate match may land on a different line).
+pub fn find_and_replace_with(
+    content: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    exact_only: bool,
 ) -> Result<Replaced, NoMatch> {
     let fail = |m: &str| {
         Err(NoMatch {
@@ -59,7 +80,8 @@ pub fn find_and_replace(
         ("block_anchor", block_anchor),
         ("context_aware", context_aware),
     ];
-    for (name, strategy) in strategies {
+    let tried = if exact_only { 1 } else { strategies.len() };
+    for (name, strategy) in strategies.into_iter().take(tried) {
         let matches = strategy(&c, &p);
         if matches.is_empty() {
             continue;
@@ -87,10 +109,18 @@ pub fn find_and_replace(
             &effective,
             (name != "exact").then_some(&p[..]),
         );
+        let matched = matches
+            .iter()
+            .map(|&(start, end)| {
+                let line = 1 + c[..start].iter().filter(|&&ch| ch == '\n').count();
+                (line, c[start..end].iter().collect())
+            })
+            .collect();
         return Ok(Replaced {
             content: replaced.into_iter().collect(),
             count: matches.len(),
             strategy: name,
+            matched,
         });
     }
     fail("Could not find a match for old_string in the file")

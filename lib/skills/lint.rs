@@ -386,6 +386,35 @@ const PLATFORMS: &[&str] = &[
     "termux",
 ];
 
+/// What is wrong with an invalid name, in the words a person needs to fix it.
+fn why_invalid(name: &str, profile: Profile) -> String {
+    let allowed = |c: char| {
+        c.is_ascii_lowercase()
+            || c.is_ascii_digit()
+            || c == '-'
+            || (profile == Profile::Hermes && (c == '.' || c == '_'))
+    };
+    if name.is_empty() {
+        return "it is empty".into();
+    }
+    if let Some(c) = name.chars().find(|&c| !allowed(c)) {
+        return match c.is_ascii_uppercase() {
+            true => format!("it has an uppercase letter ({c:?}); names are lowercase"),
+            false => format!("{c:?} is not allowed (lowercase letters, digits and hyphens)"),
+        };
+    }
+    if let Some(first) = name.chars().next().filter(|c| !c.is_ascii_alphanumeric()) {
+        return format!("it starts with {first:?}; start with a letter or digit");
+    }
+    if name.ends_with('-') {
+        return "it ends with a hyphen".into();
+    }
+    if name.contains("--") {
+        return "it has two hyphens in a row".into();
+    }
+    "it does not follow the naming rule".into()
+}
+
 /// Lints the skill folder `dir`.
 pub fn lint_skill(dir: &Path, profile: Profile) -> Vec<Issue> {
     let skill_md = dir.join("SKILL.md");
@@ -561,7 +590,10 @@ fn check_fields(
                 add(
                     "name-invalid",
                     at,
-                    format!("`{name}` is not a valid skill name"),
+                    format!(
+                        "`{name}` is not a valid skill name: {}",
+                        why_invalid(name, profile)
+                    ),
                 );
             }
             let len = name.chars().count();

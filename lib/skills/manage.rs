@@ -58,6 +58,9 @@ pub struct ManageArgs {
     pub old_string: Option<String>,
     pub new_string: Option<String>,
     pub replace_all: bool,
+    /// `patch` only: accept nothing but an exact match (ours; the tool always matches
+    /// fuzzily).
+    pub exact: bool,
     /// Any JSON: only a non-blank string declares an umbrella.
     pub absorbed_into: Option<Json>,
 }
@@ -90,6 +93,7 @@ impl ManageArgs {
             old_string: text("old_string")?,
             new_string: text("new_string")?,
             replace_all: obj.get("replace_all").is_some_and(crate::pytext::truthy),
+            exact: obj.get("exact").is_some_and(crate::pytext::truthy),
             absorbed_into: obj.get("absorbed_into").filter(|v| !v.is_null()).cloned(),
         })
     }
@@ -112,6 +116,7 @@ impl ManageArgs {
         put("new_string", self.new_string.clone().map(Json::String));
         put("replace_all", Some(Json::Bool(self.replace_all)));
         put("absorbed_into", self.absorbed_into.clone());
+        put("exact", self.exact.then_some(Json::Bool(true)));
         p
     }
 }
@@ -120,6 +125,20 @@ type Outcome = Result<Json, Json>;
 
 fn fail(message: impl Into<String>) -> Json {
     json!({"success": false, "error": message.into()})
+}
+
+/// Every failure to read or write the file system starts its error with this (and no
+/// refusal does), so a person's command can exit 2 for an I/O error and 1 for a refusal
+/// without a key the tool's answer does not have.
+pub const IO_ERROR_PREFIX: &str = "could not ";
+
+/// Whether a failed answer is an I/O error rather than a refusal.
+pub fn is_io_failure(result: &Json) -> bool {
+    result.get("success") == Some(&Json::Bool(false))
+        && result
+            .get("error")
+            .and_then(Json::as_str)
+            .is_some_and(|e| e.starts_with(IO_ERROR_PREFIX))
 }
 
 /// `tool_error(message, success=False)`: Hermes's argument errors put `error` first.
@@ -143,6 +162,18 @@ pub struct Session<'a> {
     pub approved_replay: bool,
     /// Sidecar updates that failed (best effort, as in Hermes); for the caller to report.
     pub warnings: Vec<String>,
+    /// How the last successful patch found its text (for a person's `patch`, which says
+    /// when the match was approximate; the tool's answer stays Hermes's).
+    pub last_match: Option<PatchMatch>,
+}
+
+/// How a patch found the old text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchMatch {
+    /// `exact`, or the fuzzy strategy that matched (`line_trimmed`, `block_anchor`, …).
+    pub strategy: &'static str,
+    /// Each match: its first line in the file and the text it replaced.
+    pub matched: Vec<(usize, String)>,
 }
 
 impl<'a> Session<'a> {
@@ -155,6 +186,7 @@ impl<'a> Session<'a> {
             count_views: true,
             approved_replay: false,
             warnings: Vec::new(),
+            last_match: None,
         }
     }
 
@@ -241,7 +273,7 @@ impl<'a> Session<'a> {
                     old,
                     new,
                     args.file_path.as_deref(),
-                    args.replace_all,
+                    (args.replace_all, args.exact),
                 )
             }
             "delete" => self.delete(&args.name, args.absorbed_into.as_ref()),
@@ -496,8 +528,9 @@ impl<'a> Session<'a> {
         old: &str,
         new: &str,
         file_path: Option<&str>,
-        replace_all: bool,
+        (replace_all, exact): (bool, bool),
     ) -> Outcome {
+        self.last_match = None;
         let catalog = self.lib.catalog();
         let existing = self.find(&catalog, name, "")?;
         let skill_dir = existing.dir();
@@ -521,8 +554,24 @@ impl<'a> Session<'a> {
         let label = file_path.unwrap_or("SKILL.md");
         self.unread_guard("patch", name, label, &target)?;
         let content = pytext::read_utf8(&target).map_err(fail)?;
-        let replaced = match super::fuzzy::find_and_replace(&content, old, new, replace_all) {
+        let found = super::fuzzy::find_and_replace_with(&content, old, new, replace_all, exact);
+        let replaced = match found {
             Ok(r) => r,
+            Err(e) if exact && e.message.starts_with("Could not find") => {
+                let approximate = super::fuzzy::find_and_replace(&content, old, new, replace_all)
+                    .ok()
+                    .and_then(|r| r.matched.into_iter().next());
+                let error = match approximate {
+                    Some((line, text)) => format!(
+                        "No exact match for old_string in {label}; an approximate match starts at line {line}: {:?}. Nothing was changed (drop --exact to accept it).",
+                        text.lines().next().unwrap_or("")
+                    ),
+                    None => {
+                        format!("No exact match for old_string in {label}. Nothing was changed.")
+                    }
+                };
+                return Err(fail(error));
+            }
             Err(e) => {
                 let hint = super::fuzzy::no_match_hint(&e.message, old, &content);
                 let preview = if pytext::char_len(&content) > 500 {
@@ -555,6 +604,10 @@ impl<'a> Session<'a> {
             return Err(fail(refusal));
         }
         let n = replaced.count;
+        self.last_match = Some(PatchMatch {
+            strategy: replaced.strategy,
+            matched: replaced.matched,
+        });
         Ok(json!({
             "success": true,
             "message": format!(

@@ -41,6 +41,18 @@ pub enum UsageError {
         key: String,
         value: String,
     },
+    /// The sidecar does not parse: it is never overwritten (Python would replace it with
+    /// the one record being written, losing every other skill's history).
+    #[error(
+        "{} does not parse ({reason}); left as it is, nothing recorded (a copy is in {}): fix it, or move it away to start counting afresh",
+        path.display(),
+        copy.display()
+    )]
+    Corrupt {
+        path: std::path::PathBuf,
+        copy: std::path::PathBuf,
+        reason: String,
+    },
 }
 
 /// The whole sidecar: skill name → record, in file order.
@@ -138,29 +150,32 @@ pub fn update(
 ) -> Result<(), UsageError> {
     let path = home.usage_json();
     let _lock = FileLock::acquire(&home.usage_lock())?;
-    let (mut map, corrupt) = match std::fs::metadata(&path) {
-        Ok(_) => match load_path(&path) {
-            Some(map) => (map, false),
-            None => (UsageMap::default(), true),
-        },
-        Err(_) => (UsageMap::default(), false),
+    let mut map = match load_checked(home) {
+        Ok(map) => map,
+        Err(SidecarError::File(e)) => return Err(e.into()),
+        Err(SidecarError::Corrupt { path, reason }) => {
+            // One rule for every sidecar we parse: never overwrite what we could not read;
+            // keep a copy of its bytes (the file may be edited or replaced meanwhile) and
+            // say so.
+            let copy = corrupt_copy(&path);
+            if let Ok(bytes) = read_file(&path) {
+                write_atomic(&copy, &bytes, FileMode::Private)?;
+            }
+            return Err(UsageError::Corrupt { path, copy, reason });
+        }
     };
     if !change(&mut map)? {
         return Ok(());
     }
-    if corrupt {
-        // Python overwrites an unparsable sidecar with the new data; keep the old bytes
-        // beside it so a hand-edit gone wrong is not lost.
-        if let Ok(bytes) = read_file(&path) {
-            let _ = write_atomic(
-                &path.with_file_name(".usage.json.corrupt"),
-                &bytes,
-                FileMode::Private,
-            );
-        }
-    }
     write_atomic(&path, map.to_python_json().as_bytes(), FileMode::Private)?;
     Ok(())
+}
+
+/// Where the bytes of an unparsable sidecar are kept: `<name>.corrupt` beside it.
+pub fn corrupt_copy(path: &Path) -> std::path::PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".corrupt");
+    path.with_file_name(name)
 }
 
 /// Python's `int(value or 0)` for a counter; an error where Python's `int()` raises.
@@ -316,7 +331,7 @@ pub fn is_pinned(record: Option<&Record>) -> bool {
 pub enum SidecarError {
     #[error(transparent)]
     File(#[from] FileError),
-    #[error("{path} is not a JSON object of skill records: {reason}")]
+    #[error("{path} does not parse ({reason}); left as it is")]
     Corrupt {
         path: std::path::PathBuf,
         reason: String,
@@ -340,7 +355,9 @@ pub fn load_checked(home: &Home) -> Result<UsageMap, SidecarError> {
         Ok(Json::Object(map)) => Ok(UsageMap {
             records: map.into_iter().filter(|(_, v)| v.is_object()).collect(),
         }),
-        Ok(_) => Err(corrupt("the top level is not an object".into())),
+        Ok(_) => Err(corrupt(
+            "the top level is not an object of skill records".into(),
+        )),
         Err(e) => Err(corrupt(e.to_string())),
     }
 }
@@ -474,6 +491,24 @@ mod tests {
         assert!(map.get("b").is_none());
         std::fs::write(home.usage_json(), "not json").expect("garbage");
         assert_eq!(load(&home), UsageMap::default());
+    }
+
+    #[test]
+    fn a_corrupt_sidecar_is_never_overwritten() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        std::fs::write(home.usage_json(), "{\"a\": {\"use_count\": 7},").expect("seed");
+        let err = bump(&home, "b", &[Event::View], ts("2026-01-01T00:00:00Z")).expect_err("bad");
+        assert!(matches!(err, UsageError::Corrupt { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(home.usage_json()).expect("read"),
+            "{\"a\": {\"use_count\": 7},"
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.skills_dir().join(".usage.json.corrupt")).expect("copy"),
+            "{\"a\": {\"use_count\": 7},"
+        );
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub struct Report {
     pub messages_deleted: u64,
     /// The home's watermark in the store afterwards.
     pub watermark: i64,
+    #[serde(serialize_with = "crate::io::format::milliseconds")]
     pub seconds: f64,
 }
 
