@@ -20,7 +20,7 @@ use std::path::PathBuf;
 const BIN: &str = "hermes-curate";
 
 const AFTER_HELP: &str = "A typical crontab line:
-  */30 * * * * hermes-curate run --if-due --format jsonl >> ~/.hermes/logs/curate.log 2>&1
+  */30 * * * * $HOME/.cargo/bin/hermes-curate run --if-due --log $HOME/.hermes/logs/curate.log
 
 `run` ignores `pause` when asked directly; `run --if-due` (cron) honours it.";
 

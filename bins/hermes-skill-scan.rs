@@ -25,7 +25,7 @@ const EXAMPLES: &str = "\
 Examples:
   hermes-skill-scan                                  every skill of $HERMES_HOME
   hermes-skill-scan ./downloaded-skill --trust community   verdict and install decision
-  hermes-skill-scan --lint --profile agentskills skills/ --format sarif > scan.sarif
+  hermes-skill-scan --lint --lint-profile agentskills skills/ --format sarif > scan.sarif
   hermes-skill-scan --lint --write-baseline .scan-baseline.json skills/
   hermes-skill-scan --lint --baseline .scan-baseline.json skills/      the CI gate
   hermes-skill-scan --explain list                   every rule id; --explain ID for one";
@@ -51,8 +51,8 @@ struct Args {
     #[arg(long, conflicts_with = "lint")]
     lint_only: bool,
     /// Lint profile: the agentskills.io spec, or what Hermes reads
-    #[arg(long, value_enum, default_value_t = Profile::Hermes)]
-    profile: Profile,
+    #[arg(long, value_enum, value_name = "PROFILE", default_value_t = Profile::Hermes)]
+    lint_profile: Profile,
     /// Output format [default: text on a terminal, jsonl otherwise]
     #[arg(long, value_enum)]
     format: Option<ScanFormat>,
@@ -126,7 +126,7 @@ fn main() -> ExitCode {
             },
             // A baseline records what any gate will check: the scan and the linter both.
             lint: (args.lint || args.lint_only || args.write_baseline.is_some())
-                .then_some(args.profile),
+                .then_some(args.lint_profile),
             lint_only: args.lint_only && args.write_baseline.is_none(),
         };
         // Drawn only once the run has lasted long enough to read it (progress::DELAY).
@@ -193,7 +193,7 @@ fn main() -> ExitCode {
                     plural(baseline.findings.len()),
                     baseline.lint.len(),
                     plural(baseline.lint.len()),
-                    args.profile.as_str(),
+                    args.lint_profile.as_str(),
                 );
             }
         }

@@ -35,13 +35,13 @@ fi
 # empty or partial file would upload as "no findings".
 tmp="$sarif.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
-hermes-skill-scan "$skills" --lint --profile "$profile" --format sarif --fail-on never \
+hermes-skill-scan "$skills" --lint --lint-profile "$profile" --format sarif --fail-on never \
     "${baseline[@]}" > "$tmp" || { status=$?; rm -f "$sarif"; exit "$status"; }
 mv -f "$tmp" "$sarif"
 
 # 2. The gate, with a report for the log.
 status=0
-hermes-skill-scan "$skills" --lint --profile "$profile" --format text --fail-on "$fail_on" \
+hermes-skill-scan "$skills" --lint --lint-profile "$profile" --format text --fail-on "$fail_on" \
     "${baseline[@]}" || status=$?
 echo "ci-scan: SARIF written to $sarif" >&2
 exit "$status"

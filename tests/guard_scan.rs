@@ -110,7 +110,7 @@ fn lint_and_lint_only() {
             "--format",
             "jsonl",
             "--lint-only",
-            "--profile",
+            "--lint-profile",
             "agentskills",
         ],
     )

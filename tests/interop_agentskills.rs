@@ -1,4 +1,4 @@
-//! `--profile agentskills` against the format's reference validator, `skills-ref` 0.1.1
+//! `--lint-profile agentskills` against the format's reference validator, `skills-ref` 0.1.1
 //! (`agentskills validate`, installed by `make skills-ref`): on every skill of the public
 //! corpus both give the same verdict (valid / invalid), except where docs/decisions.md
 //! ("Help, completions, sizes (issue 18 part B)") says why they do not, per rule.
@@ -58,7 +58,7 @@ fn ours(root: &Path) -> BTreeMap<String, Vec<String>> {
     let out = bin("hermes-skill-scan", home.path())
         .args([
             "--lint-only",
-            "--profile",
+            "--lint-profile",
             "agentskills",
             "--format",
             "json",

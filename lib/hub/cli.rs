@@ -43,6 +43,7 @@ pub enum HubCommand {
         /// all, tap, well-known, github, or one source's name (e.g. tap:mine)
         #[arg(long, default_value = "all")]
         source: String,
+        /// Most results to show, best first
         #[arg(long, default_value_t = 25)]
         limit: usize,
         /// Seconds each source may take [default: hub.timeout, 10]
@@ -51,6 +52,7 @@ pub enum HubCommand {
     },
     /// Download, scan and install a skill (identifier, URL or unique name)
     Install {
+        /// `owner/repo/path`, `well-known:URL/NAME`, `tap:NAME/PATH`, a URL, or a unique name
         id: String,
         /// Install under this category folder
         #[arg(long)]
@@ -64,15 +66,30 @@ pub enum HubCommand {
         yes: bool,
     },
     /// Show a skill's metadata, files and scan verdict without installing it
-    Inspect { id: String },
+    Inspect {
+        /// `owner/repo/path`, `well-known:URL/NAME`, `tap:NAME/PATH`, a URL, or a unique name
+        id: String,
+    },
     /// Remove a hub-installed skill
-    Uninstall { name: String },
+    Uninstall {
+        /// The installed skill's name
+        name: String,
+    },
     /// Compare installed skills with their lock entry (local edits) and their source
-    Check { name: Option<String> },
+    Check {
+        /// Only this installed skill (default: every hub-installed one)
+        name: Option<String>,
+    },
     /// Install available updates; each is rescanned and a refused one keeps the old copy
-    Update { name: Option<String> },
+    Update {
+        /// Only this installed skill (default: every hub-installed one)
+        name: Option<String>,
+    },
     /// Rescan installed hub skills with today's rules
-    Audit { name: Option<String> },
+    Audit {
+        /// Only this installed skill (default: every hub-installed one)
+        name: Option<String>,
+    },
 }
 
 /// Runs one hub command.
