@@ -336,55 +336,54 @@ mod tests {
     #[test]
     fn the_reference_transition_table() {
         let now = ts("2026-06-01T12:00:00Z");
-        let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
             row(
                 "a-young",
-                json!({"created_by": "agent", "created_at": ago(10)}),
+                json!({"created_by": "agent", "created_at": "2026-05-22T12:00:00+00:00"}),
             ),
             row(
                 "b-young-stale",
-                json!({"created_by": "agent", "created_at": ago(10), "state": "stale"}),
+                json!({"created_by": "agent", "created_at": "2026-05-22T12:00:00+00:00", "state": "stale"}),
             ),
             row(
                 "c-45",
-                json!({"created_by": "agent", "created_at": ago(45)}),
+                json!({"created_by": "agent", "created_at": "2026-04-17T12:00:00+00:00"}),
             ),
             row(
                 "d-120",
-                json!({"created_by": "agent", "created_at": ago(120)}),
+                json!({"created_by": "agent", "created_at": "2026-02-01T12:00:00+00:00"}),
             ),
             row(
                 "e-used-45",
-                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(45)}),
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": "2026-04-17T12:00:00+00:00"}),
             ),
             row(
                 "f-used-91",
-                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(91)}),
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": "2026-03-02T12:00:00+00:00"}),
             ),
             row(
                 "g-viewed",
-                json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": ago(2), "created_at": ago(300)}),
+                json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": "2026-05-30T12:00:00+00:00", "created_at": "2025-08-05T12:00:00+00:00"}),
             ),
             row(
                 "h-pinned",
-                json!({"created_by": "agent", "pinned": true, "created_at": ago(700)}),
+                json!({"created_by": "agent", "pinned": true, "created_at": "2024-07-01T12:00:00+00:00"}),
             ),
             row(
                 "i-cron",
-                json!({"created_by": "agent", "created_at": ago(200)}),
+                json!({"created_by": "agent", "created_at": "2025-11-13T12:00:00+00:00"}),
             ),
             row(
                 "k-30",
-                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30)}),
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": "2026-05-02T12:00:00+00:00"}),
             ),
             row(
                 "m-90",
-                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90)}),
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": "2026-03-03T12:00:00+00:00"}),
             ),
             row(
                 "l-viewed-45",
-                json!({"created_by": "agent", "last_viewed_at": ago(45)}),
+                json!({"created_by": "agent", "last_viewed_at": "2026-04-17T12:00:00+00:00"}),
             ),
         ];
         let cron = BTreeSet::from(["i-cron".to_string()]);
@@ -424,37 +423,49 @@ mod tests {
     #[test]
     fn boundaries_are_inclusive_and_odd_states_follow_python() {
         let now = ts("2026-06-01T12:00:00Z");
-        let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
             row(
                 "exactly-90",
-                json!({"use_count": 1, "last_used_at": ago(90)}),
+                json!({"use_count": 1, "last_used_at": "2026-03-03T12:00:00+00:00"}),
             ),
             // A null state is never marked stale, but is archived.
             row(
                 "null-state-45",
-                json!({"use_count": 1, "last_used_at": ago(45), "state": null}),
+                json!({"use_count": 1, "last_used_at": "2026-04-17T12:00:00+00:00", "state": null}),
             ),
             row(
                 "null-state-100",
-                json!({"use_count": 1, "last_used_at": ago(100), "state": null}),
+                json!({"use_count": 1, "last_used_at": "2026-02-21T12:00:00+00:00", "state": null}),
             ),
             // Archived in the record while the folder is live: left alone forever.
             row(
                 "archived-live",
-                json!({"use_count": 1, "last_used_at": ago(200), "state": "archived"}),
+                json!({"use_count": 1, "last_used_at": "2025-11-13T12:00:00+00:00", "state": "archived"}),
             ),
             row(
                 "bad-count",
-                json!({"use_count": "many", "created_at": ago(200)}),
+                json!({"use_count": "many", "created_at": "2025-11-13T12:00:00+00:00"}),
             ),
             row("new-builtin", Json::Null),
+            // Never used, created exactly on the stale cutoff (30 days before `now`): old
+            // enough to go stale, one second later it is still young.
+            row(
+                "never-used-on-cutoff",
+                json!({"created_at": "2026-05-02T12:00:00+00:00"}),
+            ),
+            row(
+                "never-used-second-after",
+                json!({"created_at": "2026-05-02T12:00:01+00:00"}),
+            ),
+            row(
+                "stale-never-used-on-cutoff",
+                json!({"created_at": "2026-05-02T12:00:00+00:00", "state": "stale"}),
+            ),
         ];
-        let plan = plan(
-            &rows,
-            &BTreeSet::new(),
-            Cutoffs::new(&Config::defaults().curator, now),
-        );
+        let cutoffs = Cutoffs::new(&Config::defaults().curator, now);
+        assert_eq!(cutoffs.stale, ts("2026-05-02T12:00:00Z"));
+        assert_eq!(cutoffs.archive, ts("2026-03-03T12:00:00Z"));
+        let plan = plan(&rows, &BTreeSet::new(), cutoffs);
         let steps: Vec<(&str, &str, &str)> = plan
             .steps
             .iter()
@@ -466,10 +477,11 @@ mod tests {
                 ("exactly-90", "archive", "active"),
                 ("null-state-100", "archive", "active"),
                 ("new-builtin", "seed", "active"),
+                ("never-used-on-cutoff", "mark_stale", "active"),
             ]
         );
         assert_eq!(plan.skipped.len(), 1);
-        assert_eq!(plan.counts.checked, 6);
+        assert_eq!(plan.counts.checked, 9);
         assert_eq!(plan.counts.seeded, 1);
     }
 }

@@ -186,6 +186,19 @@ mod tests {
         assert_eq!(find_equivalent(&entries, "..."), None);
     }
 
+    /// Case folds beyond ASCII, and CJK text (no spaces, its own full stops and brackets)
+    /// loses its edge punctuation like any other: both adds say what an entry already says.
+    #[test]
+    fn accented_and_cjk_duplicates_are_equivalent() {
+        assert_eq!(normalise("Favourite CAFÉ is ÀLA"), "favourite café is àla");
+        let entries = ["Favourite café is Àla", "用户喜欢喝茶", "编辑器是 helix"];
+        assert_eq!(find_equivalent(&entries, "FAVOURITE CAFÉ IS ÀLA"), Some(0));
+        assert_eq!(find_equivalent(&entries, "「用户喜欢喝茶」。"), Some(1));
+        assert_eq!(find_equivalent(&entries, "用户喜欢喝茶、"), Some(1));
+        assert_eq!(find_equivalent(&entries, "《编辑器是》 helix。"), Some(2));
+        assert_eq!(find_equivalent(&entries, "用户喜欢喝咖啡。"), None);
+    }
+
     #[test]
     fn huge_files_only_get_equal_forms_in_linear_time() {
         let mut entries: Vec<String> = (0..MAX_PAIRWISE_ENTRIES + 500)
