@@ -89,7 +89,7 @@ bench: release peer pg
 MUTANTS_VERSION := 27.1.0
 MUTANTS_BIN     := .tools/bin/cargo-mutants
 MUTANTS_BASE    ?= main
-MUTANTS_FLAGS   := --config mutants.toml --in-place -j 1 --timeout 300 --no-shuffle
+MUTANTS_FLAGS   := --config mutants.toml --in-place --timeout 60 --no-shuffle
 MUTANTS_ARGS    ?=
 
 $(MUTANTS_BIN):

@@ -191,5 +191,9 @@ mod tests {
         let path = dir.path().join("nope/x.json");
         let err = write_atomic(&path, b"{}", FileMode::Private).expect_err("fails");
         assert!(err.to_string().contains("nope"), "{err}");
+        // The temporary file goes beside the target (a rename never crosses directories or
+        // file systems), so it is its directory that is found missing.
+        assert_eq!(err.action, "create a temporary file in");
+        assert_eq!(err.path, dir.path().join("nope"));
     }
 }
