@@ -484,4 +484,161 @@ mod tests {
         assert_eq!(plan.counts.checked, 9);
         assert_eq!(plan.counts.seeded, 1);
     }
+
+    /// Hermes's `auto_summary` and the counters' JSON.
+    #[test]
+    fn summary_and_counters_as_hermes_reports_them() {
+        assert_eq!(Counts::default().summary(), "no changes");
+        let all = Counts {
+            marked_stale: 1,
+            archived: 2,
+            reactivated: 3,
+            checked: 9,
+            seeded: 4,
+        };
+        assert_eq!(all.summary(), "1 marked stale, 2 archived, 3 reactivated");
+        let archived = Counts {
+            archived: 1,
+            ..Counts::default()
+        };
+        assert_eq!(archived.summary(), "1 archived");
+        assert_eq!(
+            all.to_json(),
+            json!({"marked_stale": 1, "archived": 2, "reactivated": 3, "checked": 9, "seeded": 4})
+        );
+    }
+
+    /// A never-used skill younger than the stale cutoff is left alone even when a shorter
+    /// archive period has passed; a used one of the same age is archived.
+    #[test]
+    fn never_used_and_young_is_left_alone_whatever_the_archive_cutoff() {
+        let cutoffs = Cutoffs {
+            now: ts("2026-06-01T12:00:00Z"),
+            stale: ts("2026-05-02T12:00:00Z"),
+            archive: ts("2026-05-22T12:00:00Z"),
+        };
+        let rows = vec![
+            row(
+                "never-used-20",
+                json!({"created_at": "2026-05-12T12:00:00+00:00"}),
+            ),
+            row(
+                "used-20",
+                json!({"use_count": 1, "last_used_at": "2026-05-12T12:00:00+00:00"}),
+            ),
+        ];
+        let plan = plan(&rows, &BTreeSet::new(), cutoffs);
+        let steps: Vec<(&str, &str)> = plan
+            .steps
+            .iter()
+            .map(|s| (s.name.as_str(), s.action.as_str()))
+            .collect();
+        assert_eq!(steps, vec![("used-20", "archive")]);
+    }
+
+    /// Each step carried out on a real library: the folder moved, the record's state and
+    /// stamps changed in memory (its other keys kept), the counters and changes as Hermes
+    /// reports them; a protected skill is counted but its record is never touched.
+    #[test]
+    fn apply_carries_out_each_step() {
+        use crate::home::Home;
+        use crate::skills::library::{Index, Library};
+        use crate::skills::runtime::Runtime;
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in ["new-one", "kept", "going-stale", "back", "old", "plan"] {
+            let p = dir.path().join("skills").join(name);
+            std::fs::create_dir_all(&p).expect("mkdir");
+            std::fs::write(
+                p.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: d\n---\nbody\n"),
+            )
+            .expect("write");
+        }
+        std::fs::write(
+            dir.path().join("skills/.usage.json"),
+            r#"{"kept": {"created_by": "agent", "use_count": 5},
+                "going-stale": {"created_by": "agent", "state": "active"},
+                "back": {"created_by": "agent", "state": "stale", "archived_at": "2026-01-01T00:00:00+00:00"},
+                "old": {"created_by": "agent", "state": "active"}}"#,
+        )
+        .expect("usage");
+        let lib = Library::new(
+            Home::at(dir.path()),
+            Config::defaults(),
+            Runtime::plain_linux(),
+        );
+        let mut index = Index::build(&lib);
+        let step = |name: &str, action: Action, from: &str| Planned {
+            name: name.into(),
+            action,
+            from: from.into(),
+        };
+        let plan = Plan {
+            steps: vec![
+                step("new-one", Action::Seed, "active"),
+                step("kept", Action::Seed, "active"),
+                step("going-stale", Action::MarkStale, "active"),
+                step("back", Action::Reactivate, "stale"),
+                step("old", Action::Archive, "active"),
+            ],
+            counts: Counts {
+                checked: 7,
+                ..Counts::default()
+            },
+            skipped: vec![],
+        };
+        let now = ts("2026-06-01T12:00:00Z");
+        let applied = apply(&lib, &mut index, &plan, now);
+        assert_eq!(
+            applied.counts,
+            Counts {
+                marked_stale: 1,
+                archived: 1,
+                reactivated: 1,
+                checked: 7,
+                seeded: 2
+            }
+        );
+        let changes: Vec<(&str, &str, &str)> = applied
+            .changes
+            .iter()
+            .map(|c| (c.name.as_str(), c.from.as_str(), c.to.as_str()))
+            .collect();
+        assert_eq!(
+            changes,
+            vec![
+                ("going-stale", "active", "stale"),
+                ("back", "stale", "active"),
+                ("old", "active", "archived"),
+            ]
+        );
+        assert!(applied.sidecar_changed);
+        assert!(applied.failures.is_empty());
+        assert!(applied.suppressed.is_empty());
+        assert_eq!(applied.archived.len(), 1);
+        assert_eq!(applied.archived[0].name, "old");
+        assert!(applied.archived[0].dest.join("SKILL.md").exists());
+        assert!(!dir.path().join("skills/old").exists());
+        let rec = |name: &str| Json::Object(index.usage.get(name).cloned().expect(name));
+        assert_eq!(rec("new-one")["created_at"], "2026-06-01T12:00:00+00:00");
+        assert_eq!(rec("new-one")["use_count"], 0);
+        assert_eq!(rec("kept")["use_count"], 5);
+        assert_eq!(rec("going-stale")["state"], "stale");
+        assert_eq!(rec("going-stale")["created_by"], "agent");
+        assert_eq!(rec("back")["state"], "active");
+        assert_eq!(rec("back")["archived_at"], Json::Null);
+        assert_eq!(rec("old")["state"], "archived");
+        assert_eq!(rec("old")["archived_at"], "2026-06-01T12:00:00+00:00");
+
+        // `plan` is protected: counted as Hermes counts it, its record never written.
+        let protected = Plan {
+            steps: vec![step("plan", Action::MarkStale, "active")],
+            counts: Counts::default(),
+            skipped: vec![],
+        };
+        let applied = apply(&lib, &mut index, &protected, now);
+        assert!(!applied.sidecar_changed);
+        assert_eq!(applied.counts.marked_stale, 1);
+        assert!(index.usage.get("plan").is_none());
+    }
 }

@@ -253,4 +253,63 @@ mod tests {
             ]
         );
     }
+
+    /// Three words are enough to be compared pairwise, two are not; a later copy is paired
+    /// with its first only, never compared again.
+    #[test]
+    fn who_is_compared_pairwise() {
+        let entries = [
+            "likes green tea",
+            "Likes green tea.",
+            "likes green tea daily",
+            "dark mode",
+            "dark mode always",
+        ];
+        assert_eq!(
+            near_duplicates(&entries),
+            vec![
+                NearDuplicate {
+                    first: 0,
+                    second: 1,
+                    similarity: 1.0,
+                    same_normalised: true
+                },
+                NearDuplicate {
+                    first: 0,
+                    second: 2,
+                    similarity: 0.75,
+                    same_normalised: false
+                },
+            ]
+        );
+        assert_eq!(
+            near_duplicates(&["likes green tea daily", "likes green tea"]),
+            vec![NearDuplicate {
+                first: 0,
+                second: 1,
+                similarity: 0.75,
+                same_normalised: false
+            }]
+        );
+    }
+
+    /// Exactly MAX_PAIRWISE_ENTRIES entries are still compared pair by pair.
+    #[test]
+    fn the_pairwise_limit_is_inclusive() {
+        let mut entries: Vec<String> = (0..MAX_PAIRWISE_ENTRIES - 2)
+            .map(|i| format!("entry{i} alpha{i} beta{i}"))
+            .collect();
+        entries.push("likes green tea daily".into());
+        entries.push("likes green tea".into());
+        assert_eq!(entries.len(), MAX_PAIRWISE_ENTRIES);
+        assert_eq!(
+            near_duplicates(&entries),
+            vec![NearDuplicate {
+                first: MAX_PAIRWISE_ENTRIES - 2,
+                second: MAX_PAIRWISE_ENTRIES - 1,
+                similarity: 0.75,
+                same_normalised: false
+            }]
+        );
+    }
 }
