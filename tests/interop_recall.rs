@@ -80,7 +80,9 @@ fn cjk_index_and_profile_answers_are_checked_by_hand() {
     let home = TempHome::new();
     run_peer(home.path(), "recall-seed", b"");
     let shu = "第一天漓江游船，第二天阳朔骑行，第三天龙脊梯田。";
-    let pinned: Vec<(Value, Option<&str>, Vec<(&str, i64, String)>)> = vec![
+    // (arguments, current session, [(session, matched message, snippet)])
+    type Hits = Vec<(&'static str, i64, String)>;
+    let pinned: Vec<(Value, Option<&str>, Hits)> = vec![
         (
             json!({"query": "kubernetes", "profile": "work"}),
             None,
