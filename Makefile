@@ -84,8 +84,8 @@ bench: release peer pg
 ## mutants: cargo-mutants over the modules that hold the promises (mutants.toml says which,
 ## and lists the accepted survivors with their reasons). In place, one mutant at a time: the
 ## tree's own target/ is reused instead of a second build of every dependency; the source is
-## restored after each mutant. mutants-diff: only the mutants in lines changed since
-## $(MUTANTS_BASE) (a branch's own work). Results in mutants.out/.
+## restored after each mutant. mutants-diff: only the mutants in lines changed since the
+## merge base with $(MUTANTS_BASE) (a branch's own work). Results in mutants.out/.
 MUTANTS_VERSION := 27.1.0
 MUTANTS_BIN     := .tools/bin/cargo-mutants
 MUTANTS_BASE    ?= main
@@ -100,7 +100,7 @@ mutants: $(MUTANTS_BIN)
 
 mutants-diff: $(MUTANTS_BIN)
 	mkdir -p target
-	git diff $(MUTANTS_BASE) -- lib > target/mutants.diff
+	git diff "$$(git merge-base $(MUTANTS_BASE) HEAD)" -- lib > target/mutants.diff
 	PATH="$(abspath .tools/bin):$$PATH" $(CARGO) mutants $(MUTANTS_FLAGS) \
 		--in-diff target/mutants.diff $(MUTANTS_ARGS)
 
