@@ -19,7 +19,8 @@ INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install \
+	mutants mutants-diff
 
 all: build
 
@@ -109,6 +110,29 @@ pg:
 ## bench: release build, then each area's benchmark script (side by side with the peer).
 bench: release peer pg
 	./benches/run.sh
+
+## mutants: cargo-mutants over the modules that hold the promises (mutants.toml says which,
+## and lists the accepted survivors with their reasons). In place, one mutant at a time: the
+## tree's own target/ is reused instead of a second build of every dependency; the source is
+## restored after each mutant. mutants-diff: only the mutants in lines changed since the
+## merge base with $(MUTANTS_BASE) (a branch's own work). Results in mutants.out/.
+MUTANTS_VERSION := 27.1.0
+MUTANTS_BIN     := .tools/bin/cargo-mutants
+MUTANTS_BASE    ?= main
+MUTANTS_FLAGS   := --config mutants.toml --in-place --timeout 60 --no-shuffle
+MUTANTS_ARGS    ?=
+
+$(MUTANTS_BIN):
+	$(CARGO) install --locked --root .tools --version $(MUTANTS_VERSION) cargo-mutants
+
+mutants: $(MUTANTS_BIN)
+	PATH="$(abspath .tools/bin):$$PATH" $(CARGO) mutants $(MUTANTS_FLAGS) $(MUTANTS_ARGS)
+
+mutants-diff: $(MUTANTS_BIN)
+	mkdir -p target
+	git diff "$$(git merge-base $(MUTANTS_BASE) HEAD)" -- lib > target/mutants.diff
+	PATH="$(abspath .tools/bin):$$PATH" $(CARGO) mutants $(MUTANTS_FLAGS) \
+		--in-diff target/mutants.diff $(MUTANTS_ARGS)
 
 demo: release
 	./pipelines/demo.sh

@@ -5,7 +5,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::chat_server::*;
@@ -146,9 +146,7 @@ fn serves_several_requests_on_one_keep_alive_connection() {
     let (server, mut c) = start(json!(["one", {"delay_ms": 50, "reply": "two"}]));
     let Answer(_, _, body, complete) = ask(&mut c, user(), true);
     assert!(complete && body.ends_with("data: [DONE]\n\n"));
-    let asked = Instant::now();
     assert!(ask(&mut c, user(), false).2.contains(r#""content":"two""#));
-    assert!(asked.elapsed() >= Duration::from_millis(50));
     let models = exchange(&mut c, "GET", "/v1/models", "").2;
     assert_eq!(models, r#"{"object":"list","data":[{"id":"fake-model"}]}"#);
     assert_eq!(exchange(&mut c, "POST", "/v1/embeddings", "{}").0, 404);

@@ -119,6 +119,8 @@ fn yaml_bombs_and_broken_frontmatter() {
     assert!(recs.iter().any(|r| r["type"] == "skill"));
 }
 
+/// Permission bits stop everyone but root; as root (CI) the scanner runs as `nobody` on a
+/// home that `nobody` owns, so the locked file is unreadable there too.
 #[test]
 fn unreadable_files_are_findings() {
     use std::os::unix::fs::PermissionsExt;
@@ -126,18 +128,42 @@ fn unreadable_files_are_findings() {
     let dir = skill(&home, "x", &[("SKILL.md", &format!("{HEAD}body\n"))]);
     let secret = dir.join("locked.md");
     fs::write(&secret, "x").expect("write");
-    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).expect("chmod");
-    let readable_anyway = fs::read(&secret).is_ok(); // root reads everything
-    let found = rules(&run(&home, &dir));
-    if readable_anyway {
-        assert!(found.is_empty(), "{found:?}");
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let as_root = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if as_root {
+        let status = std::process::Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(home.path())
+            .status()
+            .expect("chown");
+        assert!(status.success());
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(assert_cmd::cargo::cargo_bin("hermes-skill-scan"));
+        c
     } else {
-        assert_eq!(found, vec!["unreadable"]);
-    }
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-skill-scan"))
+    };
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).expect("chmod");
+    let out = cmd
+        .env("HERMES_HOME", home.path())
+        .env("TZ", "UTC")
+        .arg(&dir)
+        .args(["--format", "jsonl", "--fail-on", "never", "--lint"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found = rules(&records(&stdout(home.path(), &out)));
+    assert_eq!(found, vec!["unreadable"]);
 }
 
 #[test]
-fn a_megabyte_long_line_stays_linear() {
+fn a_megabyte_long_line_is_scanned_and_excerpted() {
     let home = TempHome::new();
     let mut line = String::with_capacity(3 << 20);
     while line.len() < 2 << 20 {
@@ -152,13 +178,9 @@ fn a_megabyte_long_line_stays_linear() {
             ("app.min.js", &line),
         ],
     );
-    let started = std::time::Instant::now();
+    // How long this takes is benches/bench_scan.py's business; here, that it finishes (the
+    // run's timeout) and excerpts the line instead of printing two megabytes.
     let recs = run(&home, &dir);
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        started.elapsed()
-    );
     let finding = recs
         .iter()
         .find(|r| r["rule"] == "curl-pipe-shell")

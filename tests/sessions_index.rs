@@ -700,22 +700,22 @@ fn a_writer_holding_the_lock_is_waited_for() {
     let home = TempHome::new();
     index(&home).arg("init").assert().success();
     let path = state_db(home.path());
-    let holder = std::thread::spawn(move || {
-        let c = rusqlite::Connection::open(path).expect("open");
-        c.execute_batch("BEGIN IMMEDIATE; INSERT INTO state_meta VALUES ('held', 'yes');")
-            .expect("lock");
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        c.execute_batch("COMMIT").expect("release");
-    });
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let started = std::time::Instant::now();
-    index(&home)
+    let c = rusqlite::Connection::open(path).expect("open");
+    c.execute_batch("BEGIN IMMEDIATE; INSERT INTO state_meta VALUES ('held', 'yes');")
+        .expect("lock");
+    let mut ingest = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-index"))
+        .env("HERMES_HOME", home.path())
         .arg("ingest")
         .arg(fixture("export.jsonl"))
-        .assert()
-        .success();
-    assert!(started.elapsed() >= std::time::Duration::from_millis(1000));
-    holder.join().expect("holder");
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // It cannot succeed while the lock is held; had it given up on the lock it would have
+    // exited by now.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(ingest.try_wait().expect("poll").is_none(), "ingest gave up");
+    c.execute_batch("COMMIT").expect("release");
+    assert!(ingest.wait().expect("wait").success());
     assert_eq!(int(home.path(), "SELECT count(*) FROM messages"), 11);
     assert_eq!(int(home.path(), "SELECT count(*) FROM state_meta"), 1);
 }

@@ -450,6 +450,10 @@ mod tests {
         );
         assert_eq!(c.added, ["docker"]);
         assert_eq!(
+            c.removed,
+            ["docker-a", "docker-b", "docker-c", "old-notes", "stray"]
+        );
+        assert_eq!(
             rename_summary(&c),
             "archived 5 skill(s):\n  • docker-a → docker\n  • docker-b → docker\n  • docker-c → docker\n  • old-notes — pruned (stale)\n  • stray — pruned (stale)\nfull report: hermes-curate status\nkeep an umbrella stable: hermes-curate pin docker"
         );

@@ -336,55 +336,54 @@ mod tests {
     #[test]
     fn the_reference_transition_table() {
         let now = ts("2026-06-01T12:00:00Z");
-        let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
             row(
                 "a-young",
-                json!({"created_by": "agent", "created_at": ago(10)}),
+                json!({"created_by": "agent", "created_at": "2026-05-22T12:00:00+00:00"}),
             ),
             row(
                 "b-young-stale",
-                json!({"created_by": "agent", "created_at": ago(10), "state": "stale"}),
+                json!({"created_by": "agent", "created_at": "2026-05-22T12:00:00+00:00", "state": "stale"}),
             ),
             row(
                 "c-45",
-                json!({"created_by": "agent", "created_at": ago(45)}),
+                json!({"created_by": "agent", "created_at": "2026-04-17T12:00:00+00:00"}),
             ),
             row(
                 "d-120",
-                json!({"created_by": "agent", "created_at": ago(120)}),
+                json!({"created_by": "agent", "created_at": "2026-02-01T12:00:00+00:00"}),
             ),
             row(
                 "e-used-45",
-                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(45)}),
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": "2026-04-17T12:00:00+00:00"}),
             ),
             row(
                 "f-used-91",
-                json!({"created_by": "agent", "use_count": 3, "last_used_at": ago(91)}),
+                json!({"created_by": "agent", "use_count": 3, "last_used_at": "2026-03-02T12:00:00+00:00"}),
             ),
             row(
                 "g-viewed",
-                json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": ago(2), "created_at": ago(300)}),
+                json!({"created_by": "agent", "use_count": 1, "state": "stale", "last_viewed_at": "2026-05-30T12:00:00+00:00", "created_at": "2025-08-05T12:00:00+00:00"}),
             ),
             row(
                 "h-pinned",
-                json!({"created_by": "agent", "pinned": true, "created_at": ago(700)}),
+                json!({"created_by": "agent", "pinned": true, "created_at": "2024-07-01T12:00:00+00:00"}),
             ),
             row(
                 "i-cron",
-                json!({"created_by": "agent", "created_at": ago(200)}),
+                json!({"created_by": "agent", "created_at": "2025-11-13T12:00:00+00:00"}),
             ),
             row(
                 "k-30",
-                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(30)}),
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": "2026-05-02T12:00:00+00:00"}),
             ),
             row(
                 "m-90",
-                json!({"created_by": "agent", "use_count": 1, "last_used_at": ago(90)}),
+                json!({"created_by": "agent", "use_count": 1, "last_used_at": "2026-03-03T12:00:00+00:00"}),
             ),
             row(
                 "l-viewed-45",
-                json!({"created_by": "agent", "last_viewed_at": ago(45)}),
+                json!({"created_by": "agent", "last_viewed_at": "2026-04-17T12:00:00+00:00"}),
             ),
         ];
         let cron = BTreeSet::from(["i-cron".to_string()]);
@@ -424,37 +423,49 @@ mod tests {
     #[test]
     fn boundaries_are_inclusive_and_odd_states_follow_python() {
         let now = ts("2026-06-01T12:00:00Z");
-        let ago = |days: i64| clock::isoformat(super::super::days_before(now, days));
         let rows = vec![
             row(
                 "exactly-90",
-                json!({"use_count": 1, "last_used_at": ago(90)}),
+                json!({"use_count": 1, "last_used_at": "2026-03-03T12:00:00+00:00"}),
             ),
             // A null state is never marked stale, but is archived.
             row(
                 "null-state-45",
-                json!({"use_count": 1, "last_used_at": ago(45), "state": null}),
+                json!({"use_count": 1, "last_used_at": "2026-04-17T12:00:00+00:00", "state": null}),
             ),
             row(
                 "null-state-100",
-                json!({"use_count": 1, "last_used_at": ago(100), "state": null}),
+                json!({"use_count": 1, "last_used_at": "2026-02-21T12:00:00+00:00", "state": null}),
             ),
             // Archived in the record while the folder is live: left alone forever.
             row(
                 "archived-live",
-                json!({"use_count": 1, "last_used_at": ago(200), "state": "archived"}),
+                json!({"use_count": 1, "last_used_at": "2025-11-13T12:00:00+00:00", "state": "archived"}),
             ),
             row(
                 "bad-count",
-                json!({"use_count": "many", "created_at": ago(200)}),
+                json!({"use_count": "many", "created_at": "2025-11-13T12:00:00+00:00"}),
             ),
             row("new-builtin", Json::Null),
+            // Never used, created exactly on the stale cutoff (30 days before `now`): old
+            // enough to go stale, one second later it is still young.
+            row(
+                "never-used-on-cutoff",
+                json!({"created_at": "2026-05-02T12:00:00+00:00"}),
+            ),
+            row(
+                "never-used-second-after",
+                json!({"created_at": "2026-05-02T12:00:01+00:00"}),
+            ),
+            row(
+                "stale-never-used-on-cutoff",
+                json!({"created_at": "2026-05-02T12:00:00+00:00", "state": "stale"}),
+            ),
         ];
-        let plan = plan(
-            &rows,
-            &BTreeSet::new(),
-            Cutoffs::new(&Config::defaults().curator, now),
-        );
+        let cutoffs = Cutoffs::new(&Config::defaults().curator, now);
+        assert_eq!(cutoffs.stale, ts("2026-05-02T12:00:00Z"));
+        assert_eq!(cutoffs.archive, ts("2026-03-03T12:00:00Z"));
+        let plan = plan(&rows, &BTreeSet::new(), cutoffs);
         let steps: Vec<(&str, &str, &str)> = plan
             .steps
             .iter()
@@ -466,10 +477,168 @@ mod tests {
                 ("exactly-90", "archive", "active"),
                 ("null-state-100", "archive", "active"),
                 ("new-builtin", "seed", "active"),
+                ("never-used-on-cutoff", "mark_stale", "active"),
             ]
         );
         assert_eq!(plan.skipped.len(), 1);
-        assert_eq!(plan.counts.checked, 6);
+        assert_eq!(plan.counts.checked, 9);
         assert_eq!(plan.counts.seeded, 1);
+    }
+
+    /// Hermes's `auto_summary` and the counters' JSON.
+    #[test]
+    fn summary_and_counters_as_hermes_reports_them() {
+        assert_eq!(Counts::default().summary(), "no changes");
+        let all = Counts {
+            marked_stale: 1,
+            archived: 2,
+            reactivated: 3,
+            checked: 9,
+            seeded: 4,
+        };
+        assert_eq!(all.summary(), "1 marked stale, 2 archived, 3 reactivated");
+        let archived = Counts {
+            archived: 1,
+            ..Counts::default()
+        };
+        assert_eq!(archived.summary(), "1 archived");
+        assert_eq!(
+            all.to_json(),
+            json!({"marked_stale": 1, "archived": 2, "reactivated": 3, "checked": 9, "seeded": 4})
+        );
+    }
+
+    /// A never-used skill younger than the stale cutoff is left alone even when a shorter
+    /// archive period has passed; a used one of the same age is archived.
+    #[test]
+    fn never_used_and_young_is_left_alone_whatever_the_archive_cutoff() {
+        let cutoffs = Cutoffs {
+            now: ts("2026-06-01T12:00:00Z"),
+            stale: ts("2026-05-02T12:00:00Z"),
+            archive: ts("2026-05-22T12:00:00Z"),
+        };
+        let rows = vec![
+            row(
+                "never-used-20",
+                json!({"created_at": "2026-05-12T12:00:00+00:00"}),
+            ),
+            row(
+                "used-20",
+                json!({"use_count": 1, "last_used_at": "2026-05-12T12:00:00+00:00"}),
+            ),
+        ];
+        let plan = plan(&rows, &BTreeSet::new(), cutoffs);
+        let steps: Vec<(&str, &str)> = plan
+            .steps
+            .iter()
+            .map(|s| (s.name.as_str(), s.action.as_str()))
+            .collect();
+        assert_eq!(steps, vec![("used-20", "archive")]);
+    }
+
+    /// Each step carried out on a real library: the folder moved, the record's state and
+    /// stamps changed in memory (its other keys kept), the counters and changes as Hermes
+    /// reports them; a protected skill is counted but its record is never touched.
+    #[test]
+    fn apply_carries_out_each_step() {
+        use crate::home::Home;
+        use crate::skills::library::{Index, Library};
+        use crate::skills::runtime::Runtime;
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in ["new-one", "kept", "going-stale", "back", "old", "plan"] {
+            let p = dir.path().join("skills").join(name);
+            std::fs::create_dir_all(&p).expect("mkdir");
+            std::fs::write(
+                p.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: d\n---\nbody\n"),
+            )
+            .expect("write");
+        }
+        std::fs::write(
+            dir.path().join("skills/.usage.json"),
+            r#"{"kept": {"created_by": "agent", "use_count": 5},
+                "going-stale": {"created_by": "agent", "state": "active"},
+                "back": {"created_by": "agent", "state": "stale", "archived_at": "2026-01-01T00:00:00+00:00"},
+                "old": {"created_by": "agent", "state": "active"}}"#,
+        )
+        .expect("usage");
+        let lib = Library::new(
+            Home::at(dir.path()),
+            Config::defaults(),
+            Runtime::plain_linux(),
+        );
+        let mut index = Index::build(&lib);
+        let step = |name: &str, action: Action, from: &str| Planned {
+            name: name.into(),
+            action,
+            from: from.into(),
+        };
+        let plan = Plan {
+            steps: vec![
+                step("new-one", Action::Seed, "active"),
+                step("kept", Action::Seed, "active"),
+                step("going-stale", Action::MarkStale, "active"),
+                step("back", Action::Reactivate, "stale"),
+                step("old", Action::Archive, "active"),
+            ],
+            counts: Counts {
+                checked: 7,
+                ..Counts::default()
+            },
+            skipped: vec![],
+        };
+        let now = ts("2026-06-01T12:00:00Z");
+        let applied = apply(&lib, &mut index, &plan, now);
+        assert_eq!(
+            applied.counts,
+            Counts {
+                marked_stale: 1,
+                archived: 1,
+                reactivated: 1,
+                checked: 7,
+                seeded: 2
+            }
+        );
+        let changes: Vec<(&str, &str, &str)> = applied
+            .changes
+            .iter()
+            .map(|c| (c.name.as_str(), c.from.as_str(), c.to.as_str()))
+            .collect();
+        assert_eq!(
+            changes,
+            vec![
+                ("going-stale", "active", "stale"),
+                ("back", "stale", "active"),
+                ("old", "active", "archived"),
+            ]
+        );
+        assert!(applied.sidecar_changed);
+        assert!(applied.failures.is_empty());
+        assert!(applied.suppressed.is_empty());
+        assert_eq!(applied.archived.len(), 1);
+        assert_eq!(applied.archived[0].name, "old");
+        assert!(applied.archived[0].dest.join("SKILL.md").exists());
+        assert!(!dir.path().join("skills/old").exists());
+        let rec = |name: &str| Json::Object(index.usage.get(name).cloned().expect(name));
+        assert_eq!(rec("new-one")["created_at"], "2026-06-01T12:00:00+00:00");
+        assert_eq!(rec("new-one")["use_count"], 0);
+        assert_eq!(rec("kept")["use_count"], 5);
+        assert_eq!(rec("going-stale")["state"], "stale");
+        assert_eq!(rec("going-stale")["created_by"], "agent");
+        assert_eq!(rec("back")["state"], "active");
+        assert_eq!(rec("back")["archived_at"], Json::Null);
+        assert_eq!(rec("old")["state"], "archived");
+        assert_eq!(rec("old")["archived_at"], "2026-06-01T12:00:00+00:00");
+
+        // `plan` is protected: counted as Hermes counts it, its record never written.
+        let protected = Plan {
+            steps: vec![step("plan", Action::MarkStale, "active")],
+            counts: Counts::default(),
+            skipped: vec![],
+        };
+        let applied = apply(&lib, &mut index, &protected, now);
+        assert!(!applied.sidecar_changed);
+        assert_eq!(applied.counts.marked_stale, 1);
+        assert!(index.usage.get("plan").is_none());
     }
 }

@@ -205,6 +205,23 @@ pub fn decide(
 mod tests {
     use super::*;
 
+    /// The words the install decision is printed and recorded with (`decision` in JSON).
+    #[test]
+    fn install_decisions_print_as_their_words() {
+        let words: Vec<(&str, String)> = [Install::Allow, Install::Block, Install::Ask]
+            .iter()
+            .map(|d| (d.as_str(), d.to_string()))
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                ("allow", "allow".to_string()),
+                ("block", "block".to_string()),
+                ("ask", "ask".to_string())
+            ]
+        );
+    }
+
     #[test]
     fn verdicts() {
         assert_eq!(Verdict::of([]), Verdict::Safe);

@@ -166,11 +166,34 @@ mod tests {
         assert_eq!(bits, 0o640);
     }
 
+    /// The promise readers rely on: a new inode takes the name, so whoever holds the old file
+    /// (an open handle, or here a hard link) keeps reading the old bytes in full. Copying the
+    /// new bytes over the target would rewrite the old inode in place and tear a reader's view.
+    #[test]
+    fn replaces_by_rename_so_a_hard_link_keeps_the_old_bytes() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("MEMORY.md");
+        let held = dir.path().join("held-by-a-reader");
+        fs::write(&path, "old bytes").expect("seed");
+        fs::hard_link(&path, &held).expect("link");
+        let old_inode = fs::metadata(&path).expect("meta").ino();
+        write_atomic(&path, b"new", FileMode::Private).expect("write");
+        assert_eq!(fs::read_to_string(&held).expect("read held"), "old bytes");
+        assert_eq!(fs::read_to_string(&path).expect("read"), "new");
+        assert_ne!(fs::metadata(&path).expect("meta").ino(), old_inode);
+        assert_eq!(fs::metadata(&held).expect("meta").ino(), old_inode);
+    }
+
     #[test]
     fn missing_directory_is_a_named_error() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("nope/x.json");
         let err = write_atomic(&path, b"{}", FileMode::Private).expect_err("fails");
         assert!(err.to_string().contains("nope"), "{err}");
+        // The temporary file goes beside the target (a rename never crosses directories or
+        // file systems), so it is its directory that is found missing.
+        assert_eq!(err.action, "create a temporary file in");
+        assert_eq!(err.path, dir.path().join("nope"));
     }
 }

@@ -109,4 +109,19 @@ mod tests {
             PathBuf::from("/h/memories/MEMORY.md.lock")
         );
     }
+
+    /// A holder that lets go within the timeout is waited for, not given up on.
+    #[test]
+    fn a_lock_released_within_the_timeout_is_taken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("MEMORY.md.lock");
+        let first = FileLock::acquire(&path).expect("first");
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(first);
+        });
+        let second = FileLock::acquire_within(&path, Duration::from_secs(60)).expect("try");
+        assert!(second.is_some());
+        holder.join().expect("holder");
+    }
 }

@@ -186,6 +186,19 @@ mod tests {
         assert_eq!(find_equivalent(&entries, "..."), None);
     }
 
+    /// Case folds beyond ASCII, and CJK text (no spaces, its own full stops and brackets)
+    /// loses its edge punctuation like any other: both adds say what an entry already says.
+    #[test]
+    fn accented_and_cjk_duplicates_are_equivalent() {
+        assert_eq!(normalise("Favourite CAFÉ is ÀLA"), "favourite café is àla");
+        let entries = ["Favourite café is Àla", "用户喜欢喝茶", "编辑器是 helix"];
+        assert_eq!(find_equivalent(&entries, "FAVOURITE CAFÉ IS ÀLA"), Some(0));
+        assert_eq!(find_equivalent(&entries, "「用户喜欢喝茶」。"), Some(1));
+        assert_eq!(find_equivalent(&entries, "用户喜欢喝茶、"), Some(1));
+        assert_eq!(find_equivalent(&entries, "《编辑器是》 helix。"), Some(2));
+        assert_eq!(find_equivalent(&entries, "用户喜欢喝咖啡。"), None);
+    }
+
     #[test]
     fn huge_files_only_get_equal_forms_in_linear_time() {
         let mut entries: Vec<String> = (0..MAX_PAIRWISE_ENTRIES + 500)
@@ -238,6 +251,65 @@ mod tests {
                     same_normalised: true
                 },
             ]
+        );
+    }
+
+    /// Three words are enough to be compared pairwise, two are not; a later copy is paired
+    /// with its first only, never compared again.
+    #[test]
+    fn who_is_compared_pairwise() {
+        let entries = [
+            "likes green tea",
+            "Likes green tea.",
+            "likes green tea daily",
+            "dark mode",
+            "dark mode always",
+        ];
+        assert_eq!(
+            near_duplicates(&entries),
+            vec![
+                NearDuplicate {
+                    first: 0,
+                    second: 1,
+                    similarity: 1.0,
+                    same_normalised: true
+                },
+                NearDuplicate {
+                    first: 0,
+                    second: 2,
+                    similarity: 0.75,
+                    same_normalised: false
+                },
+            ]
+        );
+        assert_eq!(
+            near_duplicates(&["likes green tea daily", "likes green tea"]),
+            vec![NearDuplicate {
+                first: 0,
+                second: 1,
+                similarity: 0.75,
+                same_normalised: false
+            }]
+        );
+    }
+
+    /// Exactly MAX_PAIRWISE_ENTRIES entries are still compared pair by pair.
+    #[test]
+    fn the_pairwise_limit_is_inclusive() {
+        let mut entries: Vec<String> = (0..MAX_PAIRWISE_ENTRIES - 2)
+            .map(|i| format!("entry{i} alpha{i} beta{i}"))
+            .collect();
+        entries.push("likes green tea daily".into());
+        entries.push("likes green tea".into());
+        assert_eq!(entries.len(), MAX_PAIRWISE_ENTRIES);
+        assert_eq!(
+            near_duplicates(&entries),
+            vec![NearDuplicate {
+                first: MAX_PAIRWISE_ENTRIES - 2,
+                second: MAX_PAIRWISE_ENTRIES - 1,
+                similarity: 0.75,
+                same_normalised: false
+            }]
         );
     }
 }

@@ -643,6 +643,66 @@ mod tests {
         assert!(dir.path().join("memories/MEMORY.md.lock").exists());
     }
 
+    /// Python reads MEMORY.md and USER.md without our lock: every write (add, replace,
+    /// remove) puts a new file in place, so a hard link to the old file keeps the old bytes.
+    #[test]
+    fn memory_writes_replace_the_file_never_rewrite_it() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "MEMORY.md", "User likes tea");
+        write(dir.path(), "USER.md", "Name is Ada");
+        let mut s = store(dir.path());
+        let held = dir.path().join("held");
+        let check = |name: &str, old: &str, change: &mut dyn FnMut()| {
+            let path = dir.path().join("memories").join(name);
+            let _ = std::fs::remove_file(&held);
+            std::fs::hard_link(&path, &held).expect("link");
+            let inode = std::fs::metadata(&path).expect("meta").ino();
+            change();
+            assert_eq!(std::fs::read_to_string(&held).expect("held"), old);
+            assert_ne!(std::fs::metadata(&path).expect("meta").ino(), inode);
+        };
+        check("MEMORY.md", "User likes tea", &mut || {
+            s.add(Target::Memory, "Editor is helix").expect("add");
+        });
+        check(
+            "MEMORY.md",
+            "User likes tea\n§\nEditor is helix",
+            &mut || {
+                s.replace(Target::Memory, "tea", "User likes coffee")
+                    .expect("replace");
+            },
+        );
+        check(
+            "MEMORY.md",
+            "User likes coffee\n§\nEditor is helix",
+            &mut || {
+                s.remove(Target::Memory, "helix").expect("remove");
+            },
+        );
+        check("USER.md", "Name is Ada", &mut || {
+            s.add(Target::User, "Lives in Lyon").expect("add");
+        });
+        assert_eq!(read(dir.path(), "MEMORY.md"), "User likes coffee");
+        assert_eq!(read(dir.path(), "USER.md"), "Name is Ada\n§\nLives in Lyon");
+    }
+
+    #[test]
+    fn accented_and_cjk_restatements_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = store(dir.path());
+        s.add(Target::Memory, "Favourite café: Àla").expect("add");
+        s.add(Target::Memory, "用户喜欢喝茶").expect("add");
+        for again in ["FAVOURITE CAFÉ: ÀLA", "「用户喜欢喝茶」。"] {
+            let answer = s.add(Target::Memory, again).expect("add");
+            assert_eq!(answer["message"], MESSAGE_EQUIVALENT, "{again}");
+        }
+        assert_eq!(
+            read(dir.path(), "MEMORY.md"),
+            "Favourite café: Àla\n§\n用户喜欢喝茶"
+        );
+    }
+
     #[test]
     fn add_over_budget_lists_entries() {
         let dir = tempfile::tempdir().expect("tempdir");

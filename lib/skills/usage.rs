@@ -470,6 +470,41 @@ mod tests {
         assert!(home.usage_lock().exists());
     }
 
+    /// Python reads `.usage.json` without our lock: each write must put a new file in place
+    /// (a hard link to the old one keeps the old bytes), never rewrite the old one in place.
+    #[test]
+    fn sidecar_writes_replace_the_file_never_rewrite_it() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        let old = "{\"a\": {\"use_count\": 3}}";
+        std::fs::write(home.usage_json(), old).expect("seed");
+        let held = dir.path().join("held");
+        std::fs::hard_link(home.usage_json(), &held).expect("link");
+        let inode = std::fs::metadata(home.usage_json()).expect("meta").ino();
+        bump(&home, "a", &[Event::Use], ts("2026-11-29T19:08:47Z")).expect("bump");
+        assert_eq!(std::fs::read_to_string(&held).expect("held"), old);
+        assert_ne!(
+            std::fs::metadata(home.usage_json()).expect("meta").ino(),
+            inode
+        );
+        let inode = std::fs::metadata(home.usage_json()).expect("meta").ino();
+        std::fs::remove_file(&held).expect("unlink");
+        std::fs::hard_link(home.usage_json(), &held).expect("link");
+        let before = std::fs::read_to_string(&held).expect("held");
+        forget(&home, "a").expect("forget");
+        assert_eq!(std::fs::read_to_string(&held).expect("held"), before);
+        assert_ne!(
+            std::fs::metadata(home.usage_json()).expect("meta").ino(),
+            inode
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.usage_json()).expect("read"),
+            "{}"
+        );
+    }
+
     #[test]
     fn tolerant_reads_and_unknown_keys_kept() {
         let dir = tempfile::tempdir().expect("tempdir");

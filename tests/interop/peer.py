@@ -73,17 +73,50 @@ def cmd_yaml_many(args):
     return answers
 
 
-def _slot(section, default_timeout):
+def hermes_skill_preprocessing():
+    """template_vars, inline_shell and inline_shell_timeout as Hermes's own
+    preprocess_skill_content decides them from config.yaml: it is run on a one-line skill with
+    its two steps replaced by recorders (no shell is run)."""
+    from agent import skill_preprocessing as sp
+
+    seen = {"template_vars": False, "inline_shell": False, "inline_shell_timeout": None}
+
+    def substitute(content, skill_dir, session_id):
+        seen["template_vars"] = True
+        return content
+
+    def expand(content, skill_dir, timeout):
+        seen["inline_shell"] = True
+        seen["inline_shell_timeout"] = timeout
+        return content
+
+    real = (sp.substitute_template_vars, sp.expand_inline_shell)
+    sp.substitute_template_vars, sp.expand_inline_shell = substitute, expand
+    try:
+        sp.preprocess_skill_content("x", None)
+    finally:
+        sp.substitute_template_vars, sp.expand_inline_shell = real
+    return seen
+
+
+def model_slot(section, default_timeout, task=None):
+    """OUR reading of an auxiliary slot (Hermes reads these keys inline where it builds a
+    client); the timeout alone is Hermes's own `_get_task_timeout` when the slot is a task."""
     section = section if isinstance(section, dict) else {}
 
     def text(key, default=""):
         value = section.get(key, default)
         return "" if value is None else str(value)
 
-    try:
-        timeout = float(section.get("timeout", default_timeout))
-    except (TypeError, ValueError):
-        timeout = float(default_timeout)
+    if task is not None:
+        from agent.auxiliary_client import _get_task_timeout
+
+        timeout = float(_get_task_timeout(task, float(default_timeout)))
+    else:
+        try:
+            timeout = float(section.get("timeout", default_timeout))
+        except (TypeError, ValueError):
+            timeout = float(default_timeout)
     extra = section.get("extra_body", {})
     return {
         "provider": text("provider", "auto"),
@@ -97,7 +130,12 @@ def _slot(section, default_timeout):
 
 
 def cmd_config(args):
-    """Every config value hermes-loop reads, as the Python code paths that read it see it."""
+    """Every config value hermes-loop reads, as the Python code paths that read it see it.
+
+    Where Hermes has a function that reads a key (curator, write approval, disabled skills,
+    external dirs, skill preprocessing, auxiliary timeouts) it answers. The rest Hermes reads
+    inline, in AIAgent's constructor or the gateway; those are OUR expressions of that code,
+    named model_*, and agree with Hermes only as far as we read it right."""
     from agent import curator, curator_backup
     from agent.skill_utils import get_disabled_skill_names, get_external_skills_dirs
     from hermes_cli.config import load_config
@@ -108,7 +146,7 @@ def cmd_config(args):
     cfg = load_config()
     mem = cfg.get("memory", {}) or {}
 
-    def py_int(value, default):
+    def model_int(value, default):
         try:
             return int(value)
         except (TypeError, ValueError, OverflowError):
@@ -124,11 +162,12 @@ def cmd_config(args):
                 platform_disabled[str(platform)] = sorted(get_disabled_skill_names(platform=str(platform)))
     global_disabled = sorted(get_disabled_skill_names())
 
-    display = cfg.get("display", {}) or {}
-    notif = display.get("memory_notifications")
-    if isinstance(notif, bool):
-        notif = "on" if notif else "off"
-    notif = str(notif).lower() if notif else "on"
+    def model_memory_notifications():
+        display = cfg.get("display", {}) or {}
+        notif = display.get("memory_notifications")
+        if isinstance(notif, bool):
+            notif = "on" if notif else "off"
+        return str(notif).lower() if notif else "on"
 
     model = cfg.get("model")
     if not isinstance(model, dict):
@@ -138,11 +177,15 @@ def cmd_config(args):
         value = model.get(key)
         return str(value) if value else ""
 
-    timeout_raw = skills.get("inline_shell_timeout", 10)
-    try:
-        inline_timeout = int(timeout_raw or 10)
-    except (TypeError, ValueError):
-        inline_timeout = 10
+    preprocessing = hermes_skill_preprocessing()
+    inline_timeout = preprocessing["inline_shell_timeout"]
+    if inline_timeout is None:
+        # Hermes reads the timeout only once inline shell is on: what it would read then.
+        timeout_raw = skills.get("inline_shell_timeout", 10)
+        try:
+            inline_timeout = int(timeout_raw or 10)
+        except (TypeError, ValueError):
+            inline_timeout = 10
 
     legacy = (cfg.get("curator") or {}).get("auxiliary") if isinstance(cfg.get("curator"), dict) else None
     return {
@@ -150,21 +193,21 @@ def cmd_config(args):
             "memory_enabled": bool(mem.get("memory_enabled", False)),
             "user_profile_enabled": bool(mem.get("user_profile_enabled", False)),
             "write_approval": write_approval.write_approval_enabled("memory"),
-            "memory_char_limit": py_int(mem.get("memory_char_limit", 2200), 2200),
-            "user_char_limit": py_int(mem.get("user_char_limit", 1375), 1375),
-            "nudge_interval": py_int(mem.get("nudge_interval", 10), 10),
+            "memory_char_limit": model_int(mem.get("memory_char_limit", 2200), 2200),
+            "user_char_limit": model_int(mem.get("user_char_limit", 1375), 1375),
+            "nudge_interval": model_int(mem.get("nudge_interval", 10), 10),
             "provider": "" if mem.get("provider") is None else str(mem.get("provider")),
         },
         "skills": {
             "external_dirs": [str(p) for p in get_external_skills_dirs()],
             "disabled": global_disabled,
             "platform_disabled": platform_disabled,
-            "template_vars": bool(skills.get("template_vars", True)),
-            "inline_shell": bool(skills.get("inline_shell", False)),
+            "template_vars": preprocessing["template_vars"],
+            "inline_shell": preprocessing["inline_shell"],
             "inline_shell_timeout": inline_timeout,
             "guard_agent_created": is_truthy_value(skills.get("guard_agent_created"), default=False),
             "write_approval": write_approval.write_approval_enabled("skills"),
-            "creation_nudge_interval": py_int(skills.get("creation_nudge_interval", 10), 10),
+            "creation_nudge_interval": model_int(skills.get("creation_nudge_interval", 10), 10),
         },
         "curator": {
             "enabled": curator.is_enabled(),
@@ -177,7 +220,7 @@ def cmd_config(args):
             "backup_enabled": curator_backup.is_enabled(),
             "backup_keep": curator_backup.get_keep(),
         },
-        "display": {"memory_notifications": notif},
+        "display": {"memory_notifications": model_memory_notifications()},
         "model": {
             "provider": model_text("provider"),
             "default": model_text("default"),
@@ -185,9 +228,10 @@ def cmd_config(args):
             "api_key": model_text("api_key"),
         },
         "auxiliary": {
-            "background_review": _slot((cfg.get("auxiliary") or {}).get("background_review"), 120),
-            "curator": _slot((cfg.get("auxiliary") or {}).get("curator"), 600),
-            "legacy_curator": _slot(legacy, 600) if isinstance(legacy, dict) else None,
+            "background_review": model_slot(
+                (cfg.get("auxiliary") or {}).get("background_review"), 120, "background_review"),
+            "curator": model_slot((cfg.get("auxiliary") or {}).get("curator"), 600, "curator"),
+            "legacy_curator": model_slot(legacy, 600) if isinstance(legacy, dict) else None,
         },
     }
 

@@ -167,13 +167,19 @@ pub fn json_diff(ours: &serde_json::Value, theirs: &serde_json::Value) -> Vec<St
 
 /// The public skills corpus (`../shared/corpus/skills-public`, 1,444 skills; `HERMES_CORPUS`
 /// overrides), or the committed sample of it (`testdata/skills-sample`) where the full corpus
-/// is not checked out beside the repository. The second value says which one it is.
+/// is not checked out beside the repository. The second value says which one it is. Under CI
+/// (`CI` set) the full corpus must be there: a run on 31 skills must not pass for one on 1,444.
 pub fn corpus() -> (PathBuf, bool) {
     let full = std::env::var_os("HERMES_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("../shared/corpus/skills-public"));
     if full.is_dir() {
         (full, true)
+    } else if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!(
+            "CI is set but the full corpus is not at {} (set HERMES_CORPUS)",
+            full.display()
+        );
     } else {
         eprintln!(
             "note: full corpus not found at {}; using testdata/skills-sample",

@@ -110,8 +110,20 @@ pub fn our_answers(home: &Path, calls: &[Call]) -> Vec<String> {
 }
 
 /// Python's answers (`session_search` through the tool registry), each the exact string the
-/// tool returns; with `model`, Python's tool with our documented differences applied.
-pub fn python_answers(home: &Path, calls: &[Call], model: bool) -> Vec<String> {
+/// tool returns.
+pub fn python_answers(home: &Path, calls: &[Call]) -> Vec<String> {
+    peer_recall(home, calls, false)
+}
+
+/// Python's tool with OUR model of our documented differences swapped in underneath
+/// (`model_*` in `tests/interop/peer_recall.py`): Hermes's code above the search, ours in
+/// it. Agreement checks the layers above the search only; the search answers of those calls
+/// are pinned by hand (`interop_recall.rs`).
+pub fn model_answers(home: &Path, calls: &[Call]) -> Vec<String> {
+    peer_recall(home, calls, true)
+}
+
+fn peer_recall(home: &Path, calls: &[Call], model: bool) -> Vec<String> {
     let request = serde_json::json!({
         "calls": calls.iter().map(|c| serde_json::json!({"args": c.args, "current": c.current})).collect::<Vec<_>>(),
         "model": model,
