@@ -122,7 +122,7 @@ fn yaml_bombs_and_broken_frontmatter() {
 /// Permission bits stop everyone but root; as root (CI) the scanner runs as `nobody` on a
 /// home that `nobody` owns, so the locked file is unreadable there too.
 #[test]
-fn unreadable_files_are_findings() {
+fn an_unreadable_file_is_an_error_naming_it() {
     use std::os::unix::fs::PermissionsExt;
     let home = TempHome::new();
     let dir = skill(&home, "x", &[("SKILL.md", &format!("{HEAD}body\n"))]);
@@ -152,14 +152,18 @@ fn unreadable_files_are_findings() {
         .args(["--format", "jsonl", "--fail-on", "never", "--lint"])
         .output()
         .expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // A scan that could not read what it was asked to scan passes nothing, whatever
+    // --fail-on says (issue 18): exit 2, the path named, no records.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot read {}: Permission denied",
+            secret.display()
+        )),
+        "{stderr}"
     );
-    let found = rules(&records(&stdout(home.path(), &out)));
-    assert_eq!(found, vec!["unreadable"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
 }
 
 #[test]
