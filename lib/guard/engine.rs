@@ -8,11 +8,15 @@
 //! fraction of a millisecond to build, and each is built the first time a line needs it, so
 //! a scan of one small skill compiles only the handful of rules its text triggers.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use regex_automata::meta::{self, Regex};
-use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::nfa::thompson::backtrack::{self, BoundedBacktracker};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
+use regex_syntax::hir::Hir;
 
 use super::anchors::Anchors;
 use super::catalogue;
@@ -50,6 +54,12 @@ pub struct Engine {
     on_demand: Vec<usize>,
     /// Each pattern rule's automaton, built on first use.
     regexes: Vec<OnceLock<Option<Regex>>>,
+    /// Each pattern rule's backtracker for its first short lines, built on first use.
+    backtrackers: Vec<OnceLock<Option<Backtracker>>>,
+    /// Each pattern rule's parsed pattern, shared by its two automata.
+    hirs: Vec<OnceLock<Option<Hir>>>,
+    /// How many lines each rule has been run on (see [`BACKTRACK_FIRST`]).
+    runs: Vec<AtomicU32>,
     /// For rules whose anchors are common words, literals of which a line must also hold
     /// one before the rule's automaton runs on it (a second, cheaper prefilter), lower-cased.
     /// The anchor automaton finds them in the same pass as the anchors; these copies serve
@@ -122,6 +132,9 @@ impl Engine {
             text_rules,
             on_demand,
             regexes,
+            backtrackers: rules.iter().map(|_| OnceLock::new()).collect(),
+            hirs: rules.iter().map(|_| OnceLock::new()).collect(),
+            runs: rules.iter().map(|_| AtomicU32::new(0)).collect(),
             requires,
         }
     }
@@ -129,12 +142,19 @@ impl Engine {
     /// The automaton of a pattern rule.
     fn regex(&self, index: usize) -> Option<&Regex> {
         self.regexes[index]
+            .get_or_init(|| compile_hir(self.hir(index)?).ok())
+            .as_ref()
+    }
+
+    /// The parsed pattern of a pattern rule.
+    fn hir(&self, index: usize) -> Option<&Hir> {
+        self.hirs[index]
             .get_or_init(|| match catalogue::rules()[index].detect {
                 Detect::Pattern {
                     pattern,
                     case_sensitive,
                     ..
-                } => compile(pattern, case_sensitive).ok(),
+                } => syntax::parse_with(pattern, &syntax_config(case_sensitive)).ok(),
                 Detect::Builtin => None,
             })
             .as_ref()
@@ -282,10 +302,43 @@ impl Engine {
         line: usize,
     ) -> Option<Hit> {
         let line_text = lines.text(text, line);
+        if line_text.len() <= SHORT_LINE
+            && self.runs[index].fetch_add(1, Ordering::Relaxed) < BACKTRACK_FIRST
+            && let Some(backtracker) = self.backtracker(index)
+        {
+            let mut cache = backtracker.caches.get();
+            let mut matches = backtracker
+                .re
+                .try_find_iter(&mut cache, line_text.as_bytes());
+            let mut kept = None;
+            let complete = loop {
+                match matches.next() {
+                    None => break true,
+                    Some(Ok(m)) => {
+                        kept = self.gate(index, rule, text, lines, line, m.start(), m.end());
+                        if kept.is_some() {
+                            break true;
+                        }
+                    }
+                    // Past what its visited set can hold: the automaton below answers.
+                    Some(Err(_)) => break false,
+                }
+            };
+            if complete {
+                return kept;
+            }
+        }
         let regex = self.regex(index)?;
         regex
             .find_iter(line_text.as_bytes())
             .find_map(|m| self.gate(index, rule, text, lines, line, m.start(), m.end()))
+    }
+
+    /// The backtracker of a pattern rule.
+    fn backtracker(&self, index: usize) -> Option<&Backtracker> {
+        self.backtrackers[index]
+            .get_or_init(|| Backtracker::new(self.hir(index)?))
+            .as_ref()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -455,26 +508,78 @@ fn ceil_char(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// A rule's first [`BACKTRACK_FIRST`] lines, when no longer than this many bytes, go to its
+/// backtracker instead of its lazy DFA. A scan of one skill runs most rules on a line or
+/// two, and there the DFA would spend more compiling its reverse half and building the
+/// states it visits than searching; a backtracker has nothing to build. A rule that keeps
+/// firing (a large scan) moves to the DFA, whose states then pay for themselves, as they do
+/// on long lines.
+const SHORT_LINE: usize = 200;
+const BACKTRACK_FIRST: u32 = 4;
+
+type CacheMaker = Box<dyn Fn() -> backtrack::Cache + Send + Sync>;
+
+/// A rule's bounded backtracker (the same pattern, syntax and leftmost-first matches as
+/// its [`compile`]d automaton) and a cache per thread.
+struct Backtracker {
+    re: BoundedBacktracker,
+    caches: Pool<backtrack::Cache, CacheMaker>,
+}
+
+impl Backtracker {
+    fn new(hir: &Hir) -> Option<Backtracker> {
+        let nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::Implicit)
+                    .shrink(false),
+            )
+            .build_from_hir(hir)
+            .ok()?;
+        let re = BoundedBacktracker::new_from_nfa(nfa).ok()?;
+        let for_caches = re.clone();
+        let make: CacheMaker = Box::new(move || for_caches.create_cache());
+        Some(Backtracker {
+            re,
+            caches: Pool::new(make),
+        })
+    }
+}
+
+/// The syntax every rule's pattern is read with.
+fn syntax_config(case_sensitive: bool) -> syntax::Config {
+    syntax::Config::new()
+        .unicode(false)
+        .utf8(false)
+        .multi_line(true)
+        .case_insensitive(!case_sensitive)
+}
+
+/// [`compile`] from an already parsed pattern.
+fn compile_hir(hir: &Hir) -> Result<Regex, Box<meta::BuildError>> {
+    meta::Builder::new()
+        .configure(meta_config())
+        .build_from_hir(hir)
+        .map_err(Box::new)
+}
+
+/// How every rule's automaton is built (see [`compile`]).
+fn meta_config() -> meta::Config {
+    meta::Config::new()
+        .auto_prefilter(false)
+        .onepass(false)
+        .backtrack(false)
+        .dfa(false)
+        .which_captures(WhichCaptures::Implicit)
+}
+
 /// Builds a rule's automaton: bytes, ASCII classes and ASCII case folding (every keyword the
 /// rules name is ASCII, and `\S`, `[^\n]` match any byte, so non-ASCII text still flows
 /// through fillers), no captures, no prefilter of its own.
 pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<meta::BuildError>> {
     meta::Builder::new()
-        .configure(
-            meta::Config::new()
-                .auto_prefilter(false)
-                .onepass(false)
-                .backtrack(false)
-                .dfa(false)
-                .which_captures(WhichCaptures::Implicit),
-        )
-        .syntax(
-            syntax::Config::new()
-                .unicode(false)
-                .utf8(false)
-                .multi_line(true)
-                .case_insensitive(!case_sensitive),
-        )
+        .configure(meta_config())
+        .syntax(syntax_config(case_sensitive))
         .build(pattern)
         .map_err(Box::new)
 }
@@ -526,6 +631,53 @@ mod tests {
             total += got.len();
         }
         assert!(total > 1000, "{total} occurrences compared");
+    }
+
+    /// A rule's two automata (the backtracker for its first short lines, the lazy DFA after)
+    /// find the same matches: which one answers must never change a finding.
+    #[test]
+    fn both_automata_of_a_rule_find_the_same_matches() {
+        let engine = Engine::get();
+        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard");
+        let mut lines: Vec<String> = Vec::new();
+        for entry in walkdir::WalkDir::new(sample).into_iter().flatten() {
+            if entry.file_type().is_file()
+                && let Ok(text) = std::fs::read_to_string(entry.path())
+            {
+                lines.extend(
+                    text.lines()
+                        .filter(|l| l.len() <= SHORT_LINE)
+                        .map(str::to_string),
+                );
+            }
+        }
+        let mut compared = 0;
+        for (index, rule) in catalogue::rules().iter().enumerate() {
+            let (Some(regex), Some(backtracker)) = (engine.regex(index), engine.backtracker(index))
+            else {
+                continue;
+            };
+            let own = rule
+                .examples
+                .iter()
+                .chain(rule.clean)
+                .map(|l| l.to_string());
+            for line in own.chain(lines.iter().cloned()) {
+                let by_dfa: Vec<(usize, usize)> = regex
+                    .find_iter(line.as_bytes())
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                let mut cache = backtracker.caches.get();
+                let by_backtracker: Vec<(usize, usize)> = backtracker
+                    .re
+                    .try_find_iter(&mut cache, line.as_bytes())
+                    .map(|m| m.map(|m| (m.start(), m.end())).expect("a short line fits"))
+                    .collect();
+                assert_eq!(by_backtracker, by_dfa, "{} on {line:?}", rule.id);
+                compared += usize::from(!by_dfa.is_empty());
+            }
+        }
+        assert!(compared > 500, "{compared} matching lines compared");
     }
 
     #[test]
