@@ -531,3 +531,33 @@ Around the hit:
         "Nothing about \"nginx\" in the last 0 days.\n"
     );
 }
+
+/// When the CJK index refuses a query, the search falls back to the routes without it (as
+/// when the index is missing) and still finds the word, instead of asking it again.
+#[test]
+fn a_cjk_index_that_refuses_the_query_falls_back_to_the_other_routes() {
+    let home = fixture_home();
+    let db = rusqlite::Connection::open(home.path().join("state.db")).expect("open state.db");
+    // Same name, no longer a full-text table: MATCH on it is an error FTS5 would give for a
+    // query it cannot read, which the search swallows.
+    db.execute_batch(
+        "DROP TABLE messages_fts_cjk;
+         CREATE TABLE messages_fts_cjk (content TEXT);",
+    )
+    .expect("replace the index");
+    drop(db);
+    let out = recall(home.path())
+        .args(["广西", "--format", "json"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let sessions: Vec<&str> = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["session_id"].as_str())
+        .collect();
+    assert_eq!(sessions, ["20261122_100000_bbbbbb"]);
+}
