@@ -17,22 +17,9 @@ pub fn pad_left(s: &str, cells: usize) -> String {
     format!("{}{s}", " ".repeat(cells.saturating_sub(width(s))))
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: impl Into<i128>) -> String {
-    let n: i128 = n.into();
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `1234567` → `1,234,567` (the one formatter, shared with the texts that mirror Python's
+/// `{n:,}`).
+pub use crate::pytext::thousands;
 
 /// Rows of cells laid out in columns two spaces apart, the last column unpadded;
 /// `right[i]` right-aligns column `i`.
