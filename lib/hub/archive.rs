@@ -19,8 +19,7 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubErr
     }
     let gz = flate2::read::GzDecoder::new(bytes).take(MAX_TOTAL_BYTES + (1 << 20));
     let mut archive = tar::Archive::new(gz);
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut total: u64 = 0;
+    let mut members = Members::new(what);
     let entries = archive
         .entries()
         .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
@@ -46,43 +45,10 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubErr
                 "{what}: archive member {raw:?} is not a regular file"
             )));
         }
-        let rel = bundle::normalize_path(&raw).map_err(|_| {
-            HubError::refused(format!(
-                "{what}: archive member {raw:?} escapes the skill folder"
-            ))
-        })?;
-        if files.len() >= MAX_FILES {
-            return Err(HubError::refused(format!(
-                "{what}: more than {MAX_FILES} files"
-            )));
-        }
         let size = entry.header().size().unwrap_or(u64::MAX);
-        if total.saturating_add(size) > MAX_TOTAL_BYTES {
-            return Err(HubError::TooLarge {
-                what: what.to_string(),
-                limit: MAX_TOTAL_BYTES,
-            });
-        }
-        let mut data = Vec::new();
-        (&mut entry)
-            .take(MAX_TOTAL_BYTES - total + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
-        total += data.len() as u64;
-        if total > MAX_TOTAL_BYTES {
-            return Err(HubError::TooLarge {
-                what: what.to_string(),
-                limit: MAX_TOTAL_BYTES,
-            });
-        }
-        if files.iter().any(|(r, _)| *r == rel) {
-            return Err(HubError::refused(format!(
-                "{what}: archive member {rel:?} appears twice"
-            )));
-        }
-        files.push((rel, data));
+        members.add(&raw, size, &mut entry)?;
     }
-    Ok(strip_top_folder(files))
+    Ok(strip_top_folder(members.files))
 }
 
 /// The files of a `.zip`, with the same rules as a tarball.
@@ -95,8 +61,7 @@ fn unpack_zip(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubErr
             "{what}: more than {MAX_FILES} files"
         )));
     }
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut total: u64 = 0;
+    let mut members = Members::new(what);
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).map_err(malformed)?;
         let raw = String::from_utf8_lossy(entry.name_raw()).into_owned();
@@ -117,37 +82,68 @@ fn unpack_zip(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubErr
                 "{what}: archive member {raw:?} is not a regular file"
             )));
         }
-        let rel = bundle::normalize_path(&raw).map_err(|_| {
+        let size = entry.size();
+        members.add(&raw, size, &mut entry)?;
+    }
+    Ok(members.files)
+}
+
+/// The members of an archive read so far, under its limits.
+struct Members<'a> {
+    what: &'a str,
+    files: Vec<(String, Vec<u8>)>,
+    /// Bytes read so far, after decompression.
+    total: u64,
+}
+
+impl<'a> Members<'a> {
+    fn new(what: &'a str) -> Members<'a> {
+        Members {
+            what,
+            files: Vec::new(),
+            total: 0,
+        }
+    }
+
+    /// Reads the regular file `raw` (declaring `size` bytes) from `reader`: its path must stay
+    /// in the skill, and the file count and the bytes read (not the size declared, which an
+    /// archive can lie about) must stay within the limits.
+    fn add(&mut self, raw: &str, size: u64, reader: impl Read) -> Result<(), HubError> {
+        let what = self.what;
+        let rel = bundle::normalize_path(raw).map_err(|_| {
             HubError::refused(format!(
                 "{what}: archive member {raw:?} escapes the skill folder"
             ))
         })?;
-        if total.saturating_add(entry.size()) > MAX_TOTAL_BYTES {
-            return Err(HubError::TooLarge {
-                what: what.to_string(),
-                limit: MAX_TOTAL_BYTES,
-            });
+        if self.files.len() >= MAX_FILES {
+            return Err(HubError::refused(format!(
+                "{what}: more than {MAX_FILES} files"
+            )));
+        }
+        let too_large = || HubError::TooLarge {
+            what: what.to_string(),
+            limit: MAX_TOTAL_BYTES,
+        };
+        if self.total.saturating_add(size) > MAX_TOTAL_BYTES {
+            return Err(too_large());
         }
         let mut data = Vec::new();
-        (&mut entry)
-            .take(MAX_TOTAL_BYTES - total + 1)
+        reader
+            .take(MAX_TOTAL_BYTES - self.total + 1)
             .read_to_end(&mut data)
             .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
-        total += data.len() as u64;
-        if total > MAX_TOTAL_BYTES {
-            return Err(HubError::TooLarge {
-                what: what.to_string(),
-                limit: MAX_TOTAL_BYTES,
-            });
+        self.total += data.len() as u64;
+        if self.total > MAX_TOTAL_BYTES {
+            return Err(too_large());
         }
-        if files.iter().any(|(r, _)| *r == rel) {
+        if self.files.iter().any(|(r, _)| *r == rel) {
             return Err(HubError::refused(format!(
                 "{what}: archive member {rel:?} appears twice"
             )));
         }
-        files.push((rel, data));
+        self.files.push((rel, data));
+        Ok(())
     }
-    Ok(files)
 }
 
 fn strip_top_folder(files: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
