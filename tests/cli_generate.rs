@@ -6,18 +6,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::{TempHome, bin};
-
-const BINS: [&str; 8] = [
-    "hermes-chat",
-    "hermes-curate",
-    "hermes-index",
-    "hermes-memory",
-    "hermes-recall",
-    "hermes-review",
-    "hermes-skill-scan",
-    "hermes-skills",
-];
+use support::{BINARIES, TempHome, bin};
 
 fn generate(name: &str, kind: &str) -> String {
     let home = TempHome::new();
@@ -49,7 +38,7 @@ fn check_with(program: &str, args: &[&str], file: &Path) {
 #[test]
 fn bash_completion_parses_and_registers_the_command() {
     let dir = TempHome::new();
-    for name in BINS {
+    for name in BINARIES {
         let text = generate(name, "complete-bash");
         assert!(
             text.contains(&format!("complete -F _{} ", name.replace('-', "__")))
@@ -67,7 +56,7 @@ fn bash_completion_parses_and_registers_the_command() {
 
 #[test]
 fn zsh_and_fish_completions_name_the_command() {
-    for name in BINS {
+    for name in BINARIES {
         let zsh = generate(name, "complete-zsh");
         assert!(
             zsh.starts_with(&format!("#compdef {name}\n")),
@@ -82,7 +71,7 @@ fn zsh_and_fish_completions_name_the_command() {
 #[test]
 fn man_pages_render_without_warnings() {
     let dir = TempHome::new();
-    for name in BINS {
+    for name in BINARIES {
         let text = generate(name, "man");
         assert!(
             text.lines()
@@ -185,7 +174,7 @@ fn install_script_lays_out_a_prefix() {
         .collect();
     files.sort();
     let mut expected = Vec::new();
-    for name in BINS {
+    for name in BINARIES {
         expected.extend([
             format!("bin/.debug/{name}.debug"),
             format!("bin/{name}"),
@@ -197,7 +186,7 @@ fn install_script_lays_out_a_prefix() {
     }
     expected.sort();
     assert_eq!(files, expected);
-    for name in BINS {
+    for name in BINARIES {
         let installed = root.join("bin").join(name);
         // The stripped binary runs, and points at its debug file.
         let version = Command::new(&installed)

@@ -3,18 +3,7 @@
 
 mod support;
 
-use support::{TempHome, bin};
-
-const BINS: [&str; 8] = [
-    "hermes-chat",
-    "hermes-curate",
-    "hermes-index",
-    "hermes-memory",
-    "hermes-recall",
-    "hermes-review",
-    "hermes-skill-scan",
-    "hermes-skills",
-];
+use support::{BINARIES, TempHome, bin};
 
 fn stdout(name: &str, args: &[&str]) -> String {
     let home = TempHome::new();
@@ -32,7 +21,7 @@ fn stdout(name: &str, args: &[&str]) -> String {
 #[test]
 fn no_argument_without_help_and_no_command_without_exit_codes() {
     let mut problems = String::new();
-    for name in BINS {
+    for name in BINARIES {
         problems.push_str(&stdout(name, &["--generate", "help-check"]));
     }
     assert_eq!(problems, "");
@@ -126,9 +115,27 @@ fn explain_list_names_every_rule() {
 
 #[test]
 fn color_is_a_flag_of_every_binary() {
-    for name in BINS {
+    for name in BINARIES {
         let help = stdout(name, &["--help"]);
         assert!(help.contains("--color <WHEN>"), "{name}:\n{help}");
         assert!(help.contains("--generate <KIND>"), "{name}");
     }
+}
+
+/// The list the help and generate tests walk is every binary there is, so a new one is
+/// checked too.
+#[test]
+fn the_tested_binaries_are_the_ones_in_bins() {
+    let mut built: Vec<String> = std::fs::read_dir(support::repo_root().join("bins"))
+        .expect("bins/")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".rs")
+                .map(str::to_string)
+        })
+        .collect();
+    built.sort();
+    assert_eq!(built, BINARIES);
 }

@@ -17,6 +17,18 @@ pub mod skills;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Every binary the package builds (one per file in `bins/`).
+pub const BINARIES: [&str; 8] = [
+    "hermes-chat",
+    "hermes-curate",
+    "hermes-index",
+    "hermes-memory",
+    "hermes-recall",
+    "hermes-review",
+    "hermes-skill-scan",
+    "hermes-skills",
+];
+
 /// The repository root (where Cargo.toml is).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
