@@ -136,10 +136,9 @@ fn main() -> ExitCode {
         // One thread, or only skill folders named: no pool to start, no walk to overlap.
         let here = args.threads == Some(1) || paths.iter().all(|p| names_one_skill(p));
         let (outcome, elapsed) = if here {
-            batch::timed(|| -> anyhow::Result<_> {
-                let (dirs, problems) = batch::targets(&paths)?;
-                dirs.iter().for_each(|_| found());
-                Ok((batch::run_here(&dirs, &options, &tick), problems))
+            batch::timed(|| {
+                batch::find_and_run_here(&paths, &options, &found, &tick)
+                    .map_err(anyhow::Error::from)
             })
         } else {
             let pool = rayon::ThreadPoolBuilder::new()

@@ -42,8 +42,37 @@ fn mutated_corpus_frontmatter_never_panics() {
             }
             let text: String = mutated.into_iter().collect();
             let _ = hermes_loop::yaml::load_document(&text, "<fuzz>");
+            // The scanner's shortcut to the name must answer as the parser does, on every
+            // mutation too.
+            let skill_md = format!("---{text}\n---\nbody\n");
+            assert_eq!(
+                frontmatter::name(&skill_md).as_deref(),
+                frontmatter::parse(&skill_md).name(),
+                "{skill_md:?}"
+            );
             parsed += 1;
         }
     }
     assert!(parsed > 10_000, "only {parsed} documents parsed");
+}
+
+/// The scanner's shortcut to a skill's name agrees with the parser on every real SKILL.md.
+#[test]
+fn the_name_shortcut_agrees_with_the_parser_on_the_corpus() {
+    let (corpus, full) = support::corpus();
+    let mut skills = 0usize;
+    for path in discover::skill_files(&corpus).files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let parsed = frontmatter::parse(&text);
+        assert_eq!(
+            frontmatter::name(&text).as_deref(),
+            parsed.name(),
+            "{}",
+            path.display()
+        );
+        skills += 1;
+    }
+    assert!(skills >= if full { 1_400 } else { 30 }, "{skills} skills");
 }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::policy::Verdict;
 use super::scan::{self, ScanOptions, SkillReport};
-use crate::skills::discover::{self, SKILL_FILE};
+use crate::skills::discover::{self, Listed, SKILL_FILE};
 use crate::skills::lint::{self, Issue, Level, Profile};
 
 /// A path that cannot be scanned.
@@ -28,21 +28,22 @@ pub enum TargetError {
 /// folders that could not be read (an error for the caller: a scan that could not read what
 /// it was asked to scan has not passed) and symlink loops (warnings).
 pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Problems), TargetError> {
-    targets_with(paths, &mut |_| {})
+    targets_with(paths, &mut |_, _| {})
 }
 
-/// [`targets`], handing each skill folder to `found` the moment the walk finds it (each
-/// once), so scanning can start before the walk ends.
+/// [`targets`], handing each skill folder to `found` as soon as the walk has been through it
+/// (each once), with the folder's listing when the walk read it, so scanning can start before
+/// the walk ends and need not read the folder again.
 pub fn targets_with(
     paths: &[PathBuf],
-    found: &mut dyn FnMut(&Path),
+    found: &mut dyn FnMut(&Path, Option<Vec<Listed>>),
 ) -> Result<(Vec<PathBuf>, Problems), TargetError> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut problems = Problems::default();
     let mut seen = HashSet::new();
-    let mut take = |dir: PathBuf, dirs: &mut Vec<PathBuf>| {
+    let mut take = |dir: PathBuf, listing: Option<Vec<Listed>>, dirs: &mut Vec<PathBuf>| {
         if seen.insert(dir.clone()) {
-            found(&dir);
+            found(&dir, listing);
             dirs.push(dir);
         }
     };
@@ -54,21 +55,21 @@ pub fn targets_with(
                     .parent()
                     .filter(|p| !p.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                take(dir, &mut dirs);
+                take(dir, None, &mut dirs);
                 continue;
             }
             return Err(TargetError::NotASkill(path.clone()));
         }
         if path.join(SKILL_FILE).is_file() {
-            take(path.clone(), &mut dirs);
+            take(path.clone(), None, &mut dirs);
             continue;
         }
         // Hermes's order: by the path string of each SKILL.md within a walked root (`a-b/`
         // comes before `a/`, as `-` sorts before `/`).
         let first = dirs.len();
-        let walk_problems = discover::walk_index_files(path, SKILL_FILE, &mut |file| {
+        let walk_problems = discover::walk_skill_folders(path, SKILL_FILE, &mut |file, listing| {
             if let Some(dir) = file.parent() {
-                take(dir.to_path_buf(), &mut dirs);
+                take(dir.to_path_buf(), listing, &mut dirs);
             }
         });
         dirs[first..]
@@ -95,12 +96,12 @@ pub fn find_and_run(
 ) -> Result<(Vec<SkillResult>, Problems), TargetError> {
     let done: Mutex<HashMap<PathBuf, SkillResult>> = Mutex::new(HashMap::new());
     let walked = rayon::scope(|scope| {
-        targets_with(paths, &mut |dir| {
+        targets_with(paths, &mut |dir, listing| {
             found();
             let dir = dir.to_path_buf();
             let done = &done;
             scope.spawn(move |_| {
-                let result = run_one(&dir, options);
+                let result = run_one(&dir, listing, options);
                 tick();
                 done.lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -110,6 +111,23 @@ pub fn find_and_run(
     });
     let (dirs, problems) = walked?;
     let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
+    Ok((results, problems))
+}
+
+/// [`find_and_run`] on the calling thread: each skill scanned as the walk hands it over.
+pub fn find_and_run_here(
+    paths: &[PathBuf],
+    options: &RunOptions,
+    found: &dyn Fn(),
+    tick: &dyn Fn(),
+) -> Result<(Vec<SkillResult>, Problems), TargetError> {
+    let mut done: HashMap<PathBuf, SkillResult> = HashMap::new();
+    let (dirs, problems) = targets_with(paths, &mut |dir, listing| {
+        found();
+        done.insert(dir.to_path_buf(), run_one(dir, listing, options));
+        tick();
+    })?;
     let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
     Ok((results, problems))
 }
@@ -158,26 +176,15 @@ impl SkillResult {
 pub fn run(dirs: &[PathBuf], options: &RunOptions, tick: &(dyn Fn() + Sync)) -> Vec<SkillResult> {
     dirs.par_iter()
         .map(|dir| {
-            let result = run_one(dir, options);
+            let result = run_one(dir, None, options);
             tick();
             result
         })
         .collect()
 }
 
-/// Like [`run`], on the calling thread.
-pub fn run_here(dirs: &[PathBuf], options: &RunOptions, tick: &dyn Fn()) -> Vec<SkillResult> {
-    dirs.iter()
-        .map(|dir| {
-            let result = run_one(dir, options);
-            tick();
-            result
-        })
-        .collect()
-}
-
-fn run_one(dir: &Path, options: &RunOptions) -> SkillResult {
-    let report = (!options.lint_only).then(|| scan::scan_skill(dir, &options.scan));
+fn run_one(dir: &Path, listing: Option<Vec<Listed>>, options: &RunOptions) -> SkillResult {
+    let report = (!options.lint_only).then(|| scan::scan_skill_listed(dir, listing, &options.scan));
     let lint = options
         .lint
         .map(|profile| lint::lint_skill(dir, profile))

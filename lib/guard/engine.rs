@@ -9,13 +9,15 @@
 //! a scan of one small skill compiles only the handful of rules its text triggers.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{LazyLock, OnceLock};
+use std::sync::{LazyLock, Mutex, OnceLock};
 
 use regex_automata::meta::{self, Regex};
 use regex_automata::nfa::thompson::backtrack::{self, BoundedBacktracker};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::iter::Searcher;
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
+use regex_automata::{Input, Match};
 use regex_syntax::hir::Hir;
 
 use super::anchors::Anchors;
@@ -53,7 +55,7 @@ pub struct Engine {
     /// and only of interest when a first half was found, so they run on demand.
     on_demand: Vec<usize>,
     /// Each pattern rule's automaton, built on first use.
-    regexes: Vec<OnceLock<Option<Regex>>>,
+    regexes: Vec<OnceLock<Option<Automaton>>>,
     /// Each pattern rule's backtracker for its first short lines, built on first use.
     backtrackers: Vec<OnceLock<Option<Backtracker>>>,
     /// Each pattern rule's parsed pattern, shared by its two automata.
@@ -140,9 +142,14 @@ impl Engine {
     }
 
     /// The automaton of a pattern rule.
-    fn regex(&self, index: usize) -> Option<&Regex> {
+    fn regex(&self, index: usize) -> Option<&Automaton> {
         self.regexes[index]
-            .get_or_init(|| compile_hir(self.hir(index)?).ok())
+            .get_or_init(|| {
+                compile_hir(self.hir(index)?).ok().map(|regex| Automaton {
+                    regex,
+                    shared: Mutex::new(None),
+                })
+            })
             .as_ref()
     }
 
@@ -172,34 +179,52 @@ impl Engine {
     /// (rule, line): the first match on the line that its gate does not drop.
     pub fn find(&self, text: &str, lines: &Lines) -> Vec<Hit> {
         let rules = catalogue::rules();
+        // Occurrences come in line order, so (line, rule) pairs are deduplicated as they
+        // arrive: a rule is marked with the line (+1) it was last made a candidate on, and
+        // with the line its required literal was last seen on; a line's candidates are
+        // settled when the next line starts, once every literal of the line is known.
+        let mut candidate_on = vec![0u32; rules.len()];
+        let mut required_on = vec![0u32; rules.len()];
+        let mut pending: Vec<u16> = Vec::new();
+        let mut pending_tag = 0u32;
         let mut candidates: Vec<(u32, u16)> = Vec::new();
-        let mut required_found: Vec<(u32, u16)> = Vec::new();
+        let settle = |pending: &mut Vec<u16>,
+                      tag: u32,
+                      required_on: &[u32],
+                      candidates: &mut Vec<(u32, u16)>| {
+            for rule in pending.drain(..) {
+                let index = usize::from(rule);
+                if self.requires[index].is_empty() || required_on[index] == tag {
+                    candidates.push((tag - 1, rule));
+                }
+            }
+        };
         let mut line = 0;
         self.anchors.for_each(text.as_bytes(), |start, literal| {
             // Occurrences come in order of their end, so the line only moves forward.
             while lines.next_start(line).is_some_and(|next| next <= start) {
                 line += 1;
             }
-            let line = u32::try_from(line).unwrap_or(u32::MAX);
+            let tag = u32::try_from(line + 1).unwrap_or(u32::MAX);
+            if tag != pending_tag {
+                settle(&mut pending, pending_tag, &required_on, &mut candidates);
+                pending_tag = tag;
+            }
             for &rule in &self.anchor_rules[literal] {
-                candidates.push((line, rule));
+                let mark = &mut candidate_on[usize::from(rule)];
+                if *mark != tag {
+                    *mark = tag;
+                    pending.push(rule);
+                }
             }
             for &rule in &self.require_rules[literal] {
-                required_found.push((line, rule));
+                required_on[usize::from(rule)] = tag;
             }
         });
-        candidates.sort_unstable();
-        candidates.dedup();
-        required_found.sort_unstable();
-        required_found.dedup();
+        settle(&mut pending, pending_tag, &required_on, &mut candidates);
         let mut hits = Vec::new();
         for (line, rule) in candidates {
             let (line_index, rule_index) = (line as usize, usize::from(rule));
-            if !self.requires[rule_index].is_empty()
-                && required_found.binary_search(&(line, rule)).is_err()
-            {
-                continue;
-            }
             if let Some(hit) =
                 self.first_match(rule_index, &rules[rule_index], text, lines, line_index)
             {
@@ -249,10 +274,10 @@ impl Engine {
             return;
         };
         let mut last_line = None;
-        for m in regex.find_iter(text.as_bytes()) {
+        regex.find_map(text.as_bytes(), |m| {
             let line = lines.line_of(m.start());
             if last_line == Some(line) {
-                continue;
+                return None::<()>;
             }
             let line_start = lines.start(line);
             let line_text = lines.text(text, line);
@@ -268,7 +293,8 @@ impl Engine {
                 last_line = Some(line);
                 hits.push(hit);
             }
-        }
+            None
+        });
     }
 
     fn first_kept(
@@ -328,10 +354,9 @@ impl Engine {
                 return kept;
             }
         }
-        let regex = self.regex(index)?;
-        regex
-            .find_iter(line_text.as_bytes())
-            .find_map(|m| self.gate(index, rule, text, lines, line, m.start(), m.end()))
+        self.regex(index)?.find_map(line_text.as_bytes(), |m| {
+            self.gate(index, rule, text, lines, line, m.start(), m.end())
+        })
     }
 
     /// The backtracker of a pattern rule.
@@ -517,6 +542,34 @@ fn ceil_char(text: &str, mut at: usize) -> usize {
 const SHORT_LINE: usize = 200;
 const BACKTRACK_FIRST: u32 = 4;
 
+/// A rule's automaton with one cache that all threads share.
+///
+/// The lazy DFA builds its states in its cache as searches visit them, and that building,
+/// not the searching, is most of its cost on a scan of many skills. A cache per thread (the
+/// regex's own pool) builds the same states once per thread; one shared cache builds them
+/// once. A thread that finds the shared cache busy uses its own rather than wait.
+struct Automaton {
+    regex: Regex,
+    shared: Mutex<Option<meta::Cache>>,
+}
+
+impl Automaton {
+    /// Calls `f` on each match in `haystack`, leftmost first, until it returns `Some`.
+    fn find_map<T>(&self, haystack: &[u8], mut f: impl FnMut(Match) -> Option<T>) -> Option<T> {
+        let Ok(mut shared) = self.shared.try_lock() else {
+            return self.regex.find_iter(haystack).find_map(f);
+        };
+        let cache = shared.get_or_insert_with(|| self.regex.create_cache());
+        let mut matches = Searcher::new(Input::new(haystack));
+        while let Some(m) = matches.advance(|input| Ok(self.regex.search_with(cache, input))) {
+            if let Some(found) = f(m) {
+                return Some(found);
+            }
+        }
+        None
+    }
+}
+
 type CacheMaker = Box<dyn Fn() -> backtrack::Cache + Send + Sync>;
 
 /// A rule's bounded backtracker (the same pattern, syntax and leftmost-first matches as
@@ -664,9 +717,17 @@ mod tests {
                 .map(|l| l.to_string());
             for line in own.chain(lines.iter().cloned()) {
                 let by_dfa: Vec<(usize, usize)> = regex
+                    .regex
                     .find_iter(line.as_bytes())
                     .map(|m| (m.start(), m.end()))
                     .collect();
+                // The shared cache's own iteration finds the same matches.
+                let mut shared = Vec::new();
+                regex.find_map(line.as_bytes(), |m| {
+                    shared.push((m.start(), m.end()));
+                    None::<()>
+                });
+                assert_eq!(shared, by_dfa, "{} on {line:?}", rule.id);
                 let mut cache = backtracker.caches.get();
                 let by_backtracker: Vec<(usize, usize)> = backtracker
                     .re

@@ -18,6 +18,7 @@ use super::rule::{Domain, Gate, Rule, Severity};
 use super::structure::{self, Content, Fact, FileEntry};
 use super::suppress::{self, Directives, Problem};
 use super::unicode;
+use crate::skills::discover::Listed;
 use crate::skills::frontmatter;
 
 /// How to scan.
@@ -96,7 +97,16 @@ pub struct BundleFile<'a> {
 
 /// Scans the skill folder `dir`. Never fails: what cannot be read becomes a finding.
 pub fn scan_skill(dir: &Path, options: &ScanOptions) -> SkillReport {
-    let walked = structure::walk(dir);
+    scan_skill_listed(dir, None, options)
+}
+
+/// [`scan_skill`], given the listing of `dir` when the walk that found it already read it.
+pub fn scan_skill_listed(
+    dir: &Path,
+    listing: Option<Vec<Listed>>,
+    options: &ScanOptions,
+) -> SkillReport {
+    let walked = structure::walk_listed(dir, listing);
     let mut scan = SkillScan::new(options);
     scan.add_facts(&walked.facts);
     for entry in &walked.files {
@@ -179,13 +189,39 @@ pub fn scan_bundle(name: &str, files: &[BundleFile<'_>], options: &ScanOptions) 
 }
 
 /// Reads at most `cap` bytes of a file the walk measured at `size`; the flag says whether
-/// there was more. Sized up front, a small file is one read.
+/// there was more. A file still the size the walk measured is one `read`: a short read of
+/// exactly that many bytes from a regular file is its end, so no second call asks for more.
+/// A file that changed size since is read to its end (or the cap) as usual.
 fn read_capped(path: &Path, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
-    let file = std::fs::File::open(path)?;
-    let want = size.min(cap);
-    let mut bytes = Vec::with_capacity(usize::try_from(want).unwrap_or(0).saturating_add(1));
-    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    let mut file = std::fs::File::open(path)?;
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let measured = usize::try_from(size).unwrap_or(usize::MAX);
+    let mut bytes = vec![0u8; measured.min(cap).saturating_add(1)];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            if filled > cap {
+                break;
+            }
+            let grown = filled
+                .saturating_mul(2)
+                .clamp(filled + 1, cap.saturating_add(1));
+            bytes.resize(grown, 0);
+        }
+        let read = match file.read(&mut bytes[filled..]) {
+            Ok(read) => read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if read == 0 {
+            break;
+        }
+        filled += read;
+        if filled == measured && filled < bytes.len() {
+            break;
+        }
+    }
+    bytes.truncate(filled);
     let truncated = bytes.len() > cap;
     bytes.truncate(cap);
     Ok((bytes, truncated))
@@ -776,7 +812,7 @@ impl<'o> SkillScan<'o> {
             .texts
             .iter()
             .find(|t| t.rel == "SKILL.md")
-            .and_then(|t| frontmatter::parse(&t.text).name().map(str::to_string))
+            .and_then(|t| frontmatter::name(&t.text))
             .filter(|n| !n.trim().is_empty())
             .unwrap_or(fallback_name);
         sort(&mut self.findings);
@@ -938,6 +974,34 @@ fn sort(findings: &mut [Finding]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk's size is a hint: a file that grew or shrank since is still read whole (up
+    /// to the cap), and the cap still says when there was more.
+    #[test]
+    fn read_capped_reads_what_the_file_holds_whatever_the_walk_measured() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("f.md");
+        std::fs::write(&path, "0123456789").expect("write");
+        let read = |size, cap| read_capped(&path, size, cap).expect("read");
+        assert_eq!(read(10, 100), (b"0123456789".to_vec(), false));
+        assert_eq!(read(3, 100), (b"0123456789".to_vec(), false), "grew since");
+        assert_eq!(read(0, 100), (b"0123456789".to_vec(), false), "was empty");
+        assert_eq!(
+            read(50, 100),
+            (b"0123456789".to_vec(), false),
+            "shrank since"
+        );
+        assert_eq!(
+            read(10, 10),
+            (b"0123456789".to_vec(), false),
+            "exactly the cap"
+        );
+        assert_eq!(read(10, 4), (b"0123".to_vec(), true));
+        assert_eq!(read(2, 4), (b"0123".to_vec(), true), "grew past the cap");
+        assert_eq!(read(10, 0), (Vec::new(), true));
+        std::fs::write(&path, "").expect("write");
+        assert_eq!(read(0, 100), (Vec::new(), false));
+    }
 
     fn bundle(files: &[(&str, &str)], options: &ScanOptions) -> SkillReport {
         let files: Vec<BundleFile<'_>> = files

@@ -6,10 +6,9 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
-
 use super::catalogue::ids;
 use super::ignore::{IGNORE_FILES, Ignore};
+use crate::skills::discover::Listed;
 
 /// Most files a skill should have.
 pub const MAX_FILES: usize = 50;
@@ -63,54 +62,43 @@ pub struct Walked {
 /// resolved once and reported when it leaves the skill, dangles or loops; one that stays
 /// inside needs no scan of its own, its target is scanned where it lives. `.git` is skipped.
 pub fn walk(dir: &Path) -> Walked {
+    walk_listed(dir, None)
+}
+
+/// [`walk`], given the listing of `dir` itself when the caller already has it (the walk that
+/// found the skill read it), so that the folder is not read twice.
+pub fn walk_listed(dir: &Path, listing: Option<Vec<Listed>>) -> Walked {
     let mut walked = Walked::default();
     let mut entries = Vec::new();
-    let walker = WalkDir::new(dir)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| !(e.depth() > 0 && e.file_type().is_dir() && e.file_name() == ".git"));
-    for item in walker {
-        let entry = match item {
-            Ok(entry) => entry,
-            Err(err) => {
-                let rel = err
-                    .path()
-                    .and_then(|p| p.strip_prefix(dir).ok())
-                    .map(rel_string)
-                    .unwrap_or_else(|| ".".to_string());
-                let detail = err
-                    .io_error()
-                    .map_or_else(|| err.to_string(), ToString::to_string);
-                walked.facts.push(Fact {
-                    rule: ids::UNREADABLE,
-                    file: rel,
-                    detail,
-                });
-                continue;
-            }
-        };
-        if entry.depth() == 0 || entry.file_type().is_dir() {
-            continue;
-        }
-        let Ok(rel_path) = entry.path().strip_prefix(dir) else {
-            continue;
-        };
-        entries.push((rel_string(rel_path), entry));
+    let listing = match listing {
+        Some(listing) => Ok(listing),
+        None => list(dir),
+    };
+    match listing {
+        Ok(listing) => collect(dir, Path::new(""), listing, &mut entries, &mut walked.facts),
+        Err(err) => walked.facts.push(Fact {
+            rule: ids::UNREADABLE,
+            file: rel_string(Path::new("")),
+            detail: err.to_string(),
+        }),
     }
     // The ignore files sit at the top of the skill; read them from what the walk found
     // rather than probing for them.
     let ignore_text: String = entries
         .iter()
-        .filter(|(rel, e)| IGNORE_FILES.contains(&rel.as_str()) && e.file_type().is_file())
-        .filter_map(|(_, e)| fs::read_to_string(e.path()).ok())
+        .filter(|e| IGNORE_FILES.contains(&e.rel.as_str()) && e.file_type.is_file())
+        .filter_map(|e| fs::read_to_string(&e.path).ok())
         .map(|text| text + "\n")
         .collect();
     let ignore = Ignore::parse(&ignore_text);
     // Resolved once, and only when a symlink needs judging.
     let mut root: Option<PathBuf> = None;
-    for (rel, entry) in entries {
-        let file_type = entry.file_type();
+    for Entry {
+        rel,
+        path,
+        file_type,
+    } in entries
+    {
         if ignore.ignores(&rel) {
             continue;
         }
@@ -118,7 +106,7 @@ pub fn walk(dir: &Path) -> Walked {
             walked.count += 1;
             let root = root
                 .get_or_insert_with(|| fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()));
-            if let Some(fact) = check_symlink(entry.path(), root, &rel) {
+            if let Some(fact) = check_symlink(&path, root, &rel) {
                 walked.facts.push(fact);
             }
             continue;
@@ -132,7 +120,7 @@ pub fn walk(dir: &Path) -> Walked {
             });
             continue;
         }
-        let meta = match entry.metadata() {
+        let meta = match fs::symlink_metadata(&path) {
             Ok(meta) => meta,
             Err(err) => {
                 walked.facts.push(Fact {
@@ -158,7 +146,7 @@ pub fn walk(dir: &Path) -> Walked {
         }
         walked.files.push(FileEntry {
             rel,
-            path: entry.into_path(),
+            path,
             size: meta.len(),
             executable: meta.permissions().mode() & 0o111 != 0,
         });
@@ -182,6 +170,62 @@ pub fn walk(dir: &Path) -> Walked {
         });
     }
     walked
+}
+
+/// A non-folder entry found by the walk.
+struct Entry {
+    rel: String,
+    path: PathBuf,
+    file_type: fs::FileType,
+}
+
+/// The entries of one folder, symlinks not followed.
+fn list(dir: &Path) -> std::io::Result<Vec<Listed>> {
+    fs::read_dir(dir)?
+        .map(|entry| {
+            let entry = entry?;
+            Ok(Listed {
+                file_type: entry.file_type()?,
+                name: entry.file_name(),
+            })
+        })
+        .collect()
+}
+
+/// Adds the files under `dir` (listed as `listing`) to `entries` in the order of a sorted
+/// depth-first walk, descending into folders but `.git`; a folder that cannot be read is an
+/// `unreadable` fact.
+fn collect(
+    dir: &Path,
+    rel_dir: &Path,
+    mut listing: Vec<Listed>,
+    entries: &mut Vec<Entry>,
+    facts: &mut Vec<Fact>,
+) {
+    listing.sort_by(|a, b| a.name.cmp(&b.name));
+    for Listed { name, file_type } in listing {
+        let path = dir.join(&name);
+        let rel_path = rel_dir.join(&name);
+        if !file_type.is_dir() {
+            entries.push(Entry {
+                rel: rel_string(&rel_path),
+                path,
+                file_type,
+            });
+            continue;
+        }
+        if name == ".git" {
+            continue;
+        }
+        match list(&path) {
+            Ok(inner) => collect(&path, &rel_path, inner, entries, facts),
+            Err(err) => facts.push(Fact {
+                rule: ids::UNREADABLE,
+                file: rel_string(&rel_path),
+                detail: err.to_string(),
+            }),
+        }
+    }
 }
 
 fn rel_string(path: &Path) -> String {
@@ -455,6 +499,70 @@ mod tests {
         );
         assert_eq!(walked.files.len(), 1);
         assert_eq!(walked.count, 10);
+    }
+
+    /// A skill walked from the listing the discovery walk hands over is walked exactly as
+    /// one read from scratch, and the listing is handed over whenever the folder was listed
+    /// cleanly: support folders the discovery prunes, nested skills, links it follows.
+    #[test]
+    fn a_listing_from_discovery_walks_like_a_fresh_read() {
+        use crate::skills::discover::{SKILL_FILE, walk_skill_folders};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let write = |rel: &str| {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            fs::write(path, "x").expect("write");
+        };
+        for rel in [
+            "a/SKILL.md",
+            "a/references/r.md",
+            "a/scripts/s.sh",
+            "a/templates/deep/t.md",
+            "a/nested/SKILL.md",
+            "a/nested/assets/x.png",
+            "a/.git/config",
+            "a/z.md",
+            "b/SKILL.md",
+            "c/sub/SKILL.md",
+            "c/sub/scripts/run.py",
+        ] {
+            write(rel);
+        }
+        symlink("../b", root.join("a/linked-skill")).expect("symlink");
+        symlink("missing", root.join("b/dangling")).expect("symlink");
+        symlink("/etc/passwd", root.join("c/sub/escape")).expect("symlink");
+        let mut seen = Vec::new();
+        let problems = walk_skill_folders(root, SKILL_FILE, &mut |file, listing| {
+            let skill = file.parent().expect("skill folder").to_path_buf();
+            let listed = listing.is_some();
+            assert_eq!(
+                walk_listed(&skill, listing),
+                walk(&skill),
+                "{}",
+                skill.display()
+            );
+            let rel = skill.strip_prefix(root).expect("under root").to_path_buf();
+            seen.push((rel_string(&rel), listed));
+        });
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![
+                ("a".to_string(), true),
+                // b (also reached through this link) holds a dangling link, which the
+                // following walk reports instead of listing: that skill reads its folder.
+                ("a/linked-skill".to_string(), false),
+                ("a/nested".to_string(), true),
+                ("b".to_string(), false),
+                ("c/sub".to_string(), true),
+            ]
+        );
+        assert_eq!(
+            problems.len(),
+            2,
+            "the dangling link, once per way to it: {problems:?}"
+        );
     }
 
     #[test]

@@ -91,29 +91,153 @@ pub fn walk_index_files(
                     visit(entry.into_path());
                 }
             }
-            Err(err) => {
-                let path = err
-                    .path()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|| root.to_path_buf());
-                let is_loop = err.loop_ancestor().is_some();
-                let dangling =
-                    err.io_error().map(std::io::Error::kind) == Some(std::io::ErrorKind::NotFound);
-                let message = if is_loop {
-                    "symlink loop (not followed)".to_string()
-                } else {
-                    err.io_error()
-                        .map_or_else(|| err.to_string(), ToString::to_string)
-                };
-                problems.push(WalkProblem {
-                    path,
-                    message,
-                    unreadable: !is_loop && !dangling,
-                });
-            }
+            Err(err) => problems.push(walk_problem(root, &err)),
         }
     }
     problems
+}
+
+fn walk_problem(root: &Path, err: &walkdir::Error) -> WalkProblem {
+    let path = err
+        .path()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root.to_path_buf());
+    let is_loop = err.loop_ancestor().is_some();
+    let dangling = err.io_error().map(std::io::Error::kind) == Some(std::io::ErrorKind::NotFound);
+    let message = if is_loop {
+        "symlink loop (not followed)".to_string()
+    } else {
+        err.io_error()
+            .map_or_else(|| err.to_string(), ToString::to_string)
+    };
+    WalkProblem {
+        path,
+        message,
+        unreadable: !is_loop && !dangling,
+    }
+}
+
+/// One entry of a folder as its listing gives it: the entry's own type, a symlink seen as a
+/// symlink (not followed).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub name: std::ffi::OsString,
+    pub file_type: std::fs::FileType,
+}
+
+/// A folder being listed by [`walk_skill_folders`]: what the walk has yielded of it so far.
+struct Frame {
+    depth: usize,
+    listing: Vec<Listed>,
+    /// The index file found directly inside, if any.
+    index_file: Option<PathBuf>,
+    /// An entry of the folder came back as an error (a loop, a dangling link, a race): the
+    /// listing lacks it, so it is not handed on.
+    incomplete: bool,
+}
+
+/// [`walk_index_files`], also handing over the listing of the folder that holds each file
+/// (every direct entry, pruned support folders included, symlinks as symlinks), so that a
+/// caller that walks that folder next need not read it a second time. The file is handed
+/// over once the walk has left its folder; the listing is `None` when part of the folder
+/// could not be listed cleanly (the caller then reads it itself).
+pub fn walk_skill_folders(
+    root: &Path,
+    file_name: &str,
+    visit: &mut dyn FnMut(PathBuf, Option<Vec<Listed>>),
+) -> Vec<WalkProblem> {
+    let pruned: std::cell::RefCell<Vec<(usize, Listed)>> = std::cell::RefCell::new(Vec::new());
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut problems = Vec::new();
+    let walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            let keep = entry.depth() == 0 || !is_pruned(entry);
+            if !keep && let Some(listed) = listed(entry) {
+                pruned.borrow_mut().push((entry.depth(), listed));
+            }
+            keep
+        });
+    for item in walker {
+        for (depth, listed) in pruned.borrow_mut().drain(..) {
+            leave_frames(&mut frames, depth, visit);
+            if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
+                parent.listing.push(listed);
+            }
+        }
+        match item {
+            Ok(entry) => {
+                let depth = entry.depth();
+                leave_frames(&mut frames, depth, visit);
+                if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
+                    match listed(&entry) {
+                        Some(listed) => parent.listing.push(listed),
+                        None => parent.incomplete = true,
+                    }
+                    if entry.file_name() == file_name && entry.file_type().is_file() {
+                        parent.index_file = Some(entry.path().to_path_buf());
+                    }
+                }
+                if entry.file_type().is_dir() {
+                    frames.push(Frame {
+                        depth,
+                        listing: Vec::new(),
+                        index_file: None,
+                        incomplete: false,
+                    });
+                }
+            }
+            Err(err) => {
+                // The folder the failed entry sits in is no longer listed completely.
+                leave_frames(&mut frames, err.depth(), visit);
+                if let Some(parent) = frames.last_mut() {
+                    parent.incomplete = true;
+                }
+                problems.push(walk_problem(root, &err));
+            }
+        }
+    }
+    for (depth, listed) in pruned.borrow_mut().drain(..) {
+        leave_frames(&mut frames, depth, visit);
+        if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
+            parent.listing.push(listed);
+        }
+    }
+    leave_frames(&mut frames, 0, visit);
+    problems
+}
+
+/// Closes the folders the walk has left (those at `depth` or deeper), handing over the
+/// index file each holds with its listing.
+fn leave_frames(
+    frames: &mut Vec<Frame>,
+    depth: usize,
+    visit: &mut dyn FnMut(PathBuf, Option<Vec<Listed>>),
+) {
+    while frames.last().is_some_and(|f| f.depth >= depth) {
+        let Some(frame) = frames.pop() else {
+            break;
+        };
+        if let Some(file) = frame.index_file {
+            visit(file, (!frame.incomplete).then_some(frame.listing));
+        }
+    }
+}
+
+/// An entry as its folder's listing gives it: a symlink stays a symlink, though the walk
+/// follows it. `None` when the entry's own type cannot be had without a `stat` that failed.
+fn listed(entry: &walkdir::DirEntry) -> Option<Listed> {
+    let file_type = if entry.path_is_symlink() {
+        std::fs::symlink_metadata(entry.path()).ok()?.file_type()
+    } else {
+        entry.file_type()
+    };
+    Some(Listed {
+        name: entry.file_name().to_os_string(),
+        file_type,
+    })
 }
 
 fn is_pruned(entry: &walkdir::DirEntry) -> bool {

@@ -130,6 +130,252 @@ pub fn parse(text: &str) -> Frontmatter<'_> {
     }
 }
 
+/// `parse(text).name()`, without building the whole mapping when the frontmatter is plain
+/// enough to be read without a parser (see [`plain_name`]): the scanner wants only the name,
+/// and parsing the YAML was a tenth of a scan.
+pub fn name(text: &str) -> Option<String> {
+    if let Some(found) = fences(text)
+        && let Some(name) = plain_name(found.yaml)
+    {
+        return name;
+    }
+    parse(text).name().map(str::to_string)
+}
+
+/// The `name` of frontmatter YAML, when the YAML lies within a plain subset that certainly
+/// parses: top-level `key: value` lines whose values are plain words, quoted strings closed on
+/// their line, block scalars (`|`, `>-`, …) or one level of indented `- item` / `key: value`
+/// lines; comments and blank lines. `Some(None)` when such YAML has no `name`; `None` when
+/// the YAML leaves the subset (anything else: the parser decides, and a YAML error sends
+/// Hermes to its line-splitting fallback, which reads quotes differently).
+fn plain_name(yaml: &str) -> Option<Option<String>> {
+    if yaml.chars().any(|c| !is_plain_char(c)) {
+        return None;
+    }
+    let lines: Vec<&str> = yaml
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    if lines.iter().any(|l| l.contains('\r')) {
+        return None;
+    }
+    let mut name: Option<Option<String>> = None;
+    let mut at = 0;
+    while at < lines.len() {
+        let line = lines[at];
+        at += 1;
+        if line.trim_start_matches(' ').is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = top_level_pair(line)?;
+        let value = value.trim_matches(' ');
+        let block_end = lines[at..]
+            .iter()
+            .position(|l| !l.is_empty() && !l.starts_with(' '))
+            .map_or(lines.len(), |n| at + n);
+        let block = &lines[at..block_end];
+        let is_name = key == "name";
+        if is_name && name.is_some() {
+            return None;
+        }
+        if value.is_empty() {
+            if is_name || !nested_block_is_plain(block) {
+                return None;
+            }
+        } else if value.starts_with(['|', '>']) {
+            if is_name || !block_scalar_is_plain(value, block) {
+                return None;
+            }
+        } else {
+            if block.iter().any(|l| !l.trim_start_matches(' ').is_empty()) {
+                return None;
+            }
+            if is_name {
+                name = Some(Some(scalar_text(value)?));
+            } else if !value_is_plain(value) {
+                return None;
+            }
+        }
+        at = block_end;
+    }
+    Some(name.unwrap_or(None))
+}
+
+/// Characters YAML reads as printable text, without the ones that are line breaks in
+/// YAML 1.1 (NEL, the line and paragraph separators) or a byte-order mark.
+fn is_plain_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}' | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// A top-level `key: value` (or `key:`) line with a plain key.
+fn top_level_pair(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.split_once(':')?;
+    let key_ok = key
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    (key_ok && (value.is_empty() || value.starts_with(' '))).then_some((key, value))
+}
+
+/// The string a one-line scalar value reads as, when it is certainly a string: a plain word
+/// (YAML 1.1 resolves it to a string), or a quoted string closed on its line (optionally
+/// followed by a comment). `None` for anything else.
+fn scalar_text(value: &str) -> Option<String> {
+    if value.contains('\t') {
+        return None;
+    }
+    let after_quote = |rest: &str| {
+        let rest = rest.trim_start_matches(' ');
+        rest.is_empty() || (rest.starts_with('#') && rest.len() < value.len())
+    };
+    if let Some(inner) = value.strip_prefix('"') {
+        let close = inner.find('"')?;
+        let (text, rest) = (&inner[..close], &inner[close + 1..]);
+        if text.contains('\\') || !after_quote(rest) || !rest.is_empty() && !rest.starts_with(' ') {
+            return None;
+        }
+        return Some(text.to_string());
+    }
+    if let Some(inner) = value.strip_prefix('\'') {
+        let mut text = String::new();
+        let mut chars = inner.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c != '\'' {
+                text.push(c);
+                continue;
+            }
+            if chars.peek().is_some_and(|&(_, next)| next == '\'') {
+                chars.next();
+                text.push('\'');
+                continue;
+            }
+            let rest = &inner[i + 1..];
+            return (after_quote(rest) && (rest.is_empty() || rest.starts_with(' ')))
+                .then_some(text);
+        }
+        return None;
+    }
+    is_plain_word(value).then(|| value.to_string())
+}
+
+/// A plain scalar that YAML 1.1 reads as exactly this string.
+fn is_plain_word(value: &str) -> bool {
+    const NOT_STRINGS: &[&str] = &["y", "n", "yes", "no", "true", "false", "on", "off", "null"];
+    value
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic())
+        && is_plain_token(value)
+        && !NOT_STRINGS.iter().any(|w| value.eq_ignore_ascii_case(w))
+}
+
+/// The lines under a `key:` with no value: one level of `- item` lines, or of `key: value`
+/// lines, all at one indentation, each value a plain word or a quoted string on its line.
+fn nested_block_is_plain(block: &[&str]) -> bool {
+    let mut indent = None;
+    let mut sequence = None;
+    for line in block {
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let here = line.len() - content.len();
+        if *indent.get_or_insert(here) != here {
+            return false;
+        }
+        let (is_item, value) = match content.strip_prefix("- ") {
+            Some(item) => (true, item),
+            None => match top_level_pair(content) {
+                Some((_, value)) => (false, value),
+                None => return false,
+            },
+        };
+        if *sequence.get_or_insert(is_item) != is_item {
+            return false;
+        }
+        let value = value.trim_matches(' ');
+        if !value.is_empty() && !value_is_plain(value) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A one-line value that certainly parses (whatever it resolves to): a quoted string closed
+/// on its line, a plain scalar that starts with no indicator and holds no `: `, or a flow
+/// sequence of such words (`[a, b]`).
+fn value_is_plain(value: &str) -> bool {
+    if value.starts_with(['"', '\'']) {
+        return scalar_text(value).is_some();
+    }
+    if let Some(items) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        return items
+            .split(',')
+            .all(|item| is_plain_token(item.trim_matches(' ')) && !item.contains([':', '#']));
+    }
+    is_plain_token(value)
+}
+
+/// A plain scalar (in block context) that parses: no indicator first, no `: ` or ` #`
+/// inside, no `:` last, no tab.
+fn is_plain_token(value: &str) -> bool {
+    const INDICATORS: &[char] = &[
+        '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@',
+        '`',
+    ];
+    value
+        .chars()
+        .next()
+        .is_some_and(|c| !INDICATORS.contains(&c))
+        && !value.contains(": ")
+        && !value.contains(" #")
+        && !value.contains('\t')
+        && !value.ends_with(':')
+        && !value.contains(['[', ']', '{', '}'])
+}
+
+/// A block scalar: a bare header (`|`, `>`, with an optional chomping sign and comment) and
+/// lines indented at least as far as its first line; no leading line of spaces only.
+fn block_scalar_is_plain(header: &str, block: &[&str]) -> bool {
+    let (indicator, comment) = header.split_at(header.len().min(2));
+    let indicator = indicator.trim_end_matches(' ');
+    let header_ok = matches!(indicator, "|" | ">" | "|-" | ">-" | "|+" | ">+")
+        && (header.len() == indicator.len() || {
+            let rest = if indicator.len() == 2 {
+                comment
+            } else {
+                &header[1..]
+            };
+            rest.trim_start_matches(' ').is_empty()
+                || rest.starts_with(' ') && rest.trim_start_matches(' ').starts_with('#')
+        });
+    if !header_ok {
+        return false;
+    }
+    let mut indent = None;
+    for line in block {
+        let content = line.trim_start_matches(' ');
+        let here = line.len() - content.len();
+        match indent {
+            None if content.is_empty() => {
+                if !line.is_empty() {
+                    return false;
+                }
+            }
+            None => indent = Some(here),
+            Some(indent) => {
+                if !content.is_empty() && here < indent {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 /// Hermes's fallback for YAML that does not parse: each line holding a `:` is split at the
 /// first one into a stripped key and a stripped string value.
 fn naive_fields(yaml_text: &str) -> Mapping {
@@ -217,6 +463,84 @@ pub fn validate_for_write(content: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcut answers as the parser does, on frontmatter built to trip it: every way a
+    /// `name` line can mean something else, or be overridden by another line.
+    #[test]
+    fn the_name_shortcut_agrees_with_the_parser() {
+        let yamls = [
+            "name: demo\ndescription: Does things.",
+            "name: demo-skill_2\r\ndescription: x\r",
+            "name: yes",
+            "name: Off",
+            "name: null",
+            "name: 12",
+            "name: .inf",
+            "name: demo # a comment",
+            "name: a: b",
+            "name: a:",
+            "name:demo",
+            "name : demo",
+            "name: demo\n  continued",
+            "name: demo\n\n  continued",
+            "name: demo\n# comment\ndescription: x",
+            "name: demo\nname: other",
+            "name: demo\nmetadata:\n  name: inner",
+            "name: demo\n\"name\": quoted",
+            "name: demo\n'name': quoted",
+            "name: demo\ndescription: \"multi\n  line\"",
+            "description: 'starts\nname: hidden'",
+            "description: |\n  block\nname: demo",
+            "description: >\n  folded\nname: demo",
+            "description: [a,\nname: b]",
+            "description: {a: 1,\nname: b}",
+            "base: &b x\nname: *b",
+            "name: !!str demo",
+            "name: demo\n? complex\n: key",
+            "- item\nname: demo",
+            "- name: demo",
+            "name: demo\n\tdescription: tab",
+            "%YAML 1.1\nname: demo",
+            "name: demo\n--- x",
+            "name: demo\n...",
+            "name: café",
+            "name: demo\ndescription: don't: stop",
+            "description: it's fine\nname: demo",
+            "name: Demo Skill\ndescription: Uses name: as a word",
+            "name: demo\n  name: indented",
+            "name: demo\ndescription: a\n  name: in a continuation",
+            "",
+        ];
+        for yaml in yamls {
+            for text in [
+                format!("---\n{yaml}\n---\nbody"),
+                format!("\u{feff}---\n{yaml}\n---\nbody"),
+                format!("\u{feff}\u{feff}---\n{yaml}\n---\nbody"),
+                format!("---\n{yaml}\n"),
+            ] {
+                assert_eq!(name(&text).as_deref(), parse(&text).name(), "{text:?}");
+            }
+        }
+        assert_eq!(
+            plain_name("name: demo\ndescription: Does things."),
+            Some(Some("demo".to_string()))
+        );
+        assert_eq!(plain_name("description: x"), Some(None));
+        // It exists to spare the scanner the parser: most real frontmatter takes it.
+        let sample =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/skills-sample");
+        let (mut skills, mut short) = (0, 0);
+        for path in crate::skills::discover::skill_files(&sample).files {
+            let text = std::fs::read_to_string(&path).expect("sample skill");
+            skills += 1;
+            short += usize::from(fences(&text).and_then(|f| plain_name(f.yaml)).is_some());
+        }
+        assert!(
+            skills >= 30 && short * 10 >= skills * 9,
+            "{short} of {skills}"
+        );
+        assert_eq!(plain_name("name: yes"), None);
+    }
 
     #[test]
     fn parses_fields_and_body() {
