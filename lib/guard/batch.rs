@@ -64,6 +64,7 @@ pub fn targets_with(
             take(path.clone(), None, &mut dirs);
             continue;
         }
+        super::engine::expect_many_skills();
         // Hermes's order: by the path string of each SKILL.md within a walked root (`a-b/`
         // comes before `a/`, as `-` sorts before `/`).
         let first = dirs.len();

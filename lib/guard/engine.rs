@@ -8,7 +8,7 @@
 //! fraction of a millisecond to build, and each is built the first time a line needs it, so
 //! a scan of one small skill compiles only the handful of rules its text triggers.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{LazyLock, Mutex, OnceLock};
 
 use regex_automata::meta::{self, Regex};
@@ -70,6 +70,17 @@ pub struct Engine {
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::build);
+
+/// Set when a scan of many skills starts: a rule that fires then fires on many lines, and
+/// the backtrackers for first lines (see [`BACKTRACK_FIRST`]) would be built only to be
+/// dropped for the automata.
+static MANY_SKILLS: AtomicBool = AtomicBool::new(false);
+
+/// Tells the engine that a scan of many skills is starting. Results do not change (a rule's
+/// backtracker and automaton find the same matches); only which of them gets built does.
+pub fn expect_many_skills() {
+    MANY_SKILLS.store(true, Ordering::Relaxed);
+}
 
 impl Engine {
     /// The engine, built once per process (the anchor automaton only; rule automata are
@@ -329,6 +340,7 @@ impl Engine {
     ) -> Option<Hit> {
         let line_text = lines.text(text, line);
         if line_text.len() <= SHORT_LINE
+            && !MANY_SKILLS.load(Ordering::Relaxed)
             && self.runs[index].fetch_add(1, Ordering::Relaxed) < BACKTRACK_FIRST
             && let Some(backtracker) = self.backtracker(index)
         {

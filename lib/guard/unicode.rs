@@ -538,6 +538,15 @@ mod tests {
             }
         }
         assert_eq!(next_look(b"plain ascii text\nwith lines\r\n", 0), None);
+        // A control byte next to a newline, in every position of a word.
+        for control in [0x01u8, 0x0b, 0x1f, 0x00] {
+            for at in 0..8 {
+                let mut text = b"\n\n\n\n\n\n\n\n\n".to_vec();
+                text[at] = control;
+                assert_eq!(next_look(&text, 0), Some(at), "{text:?}");
+            }
+        }
+        assert_eq!(next_look(b"\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 0), None);
     }
 
     #[test]
