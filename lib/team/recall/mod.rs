@@ -359,7 +359,8 @@ impl TeamRecall {
         };
         let hidden: Vec<String> = HIDDEN_SOURCES.iter().map(|s| s.to_string()).collect();
         let rows = self.client.query(
-            "SELECT home_id::text, id, session_id, role, source, model, session_started
+            "SELECT home_id::text, id, session_id, role, source, model, session_started,
+                    title, parent_session_id, shown
              FROM hermes.search($1, $2, $3, $4, $5, $6, $7, $8)",
             &[
                 &q_words,
@@ -372,22 +373,36 @@ impl TeamRecall {
                 &(SCAN_LIMIT as i32),
             ],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                (
-                    r.get::<_, String>(0),
-                    Hit {
-                        id: r.get(1),
-                        session_id: r.get(2),
-                        role: text(r.get(3)),
-                        source: text(r.get(4)),
-                        model: text(r.get(5)),
-                        session_started: real(r.get(6)),
-                    },
-                )
-            })
-            .collect())
+        let mut hits = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let home: String = r.get(0);
+            let hit = Hit {
+                id: r.get(1),
+                session_id: r.get(2),
+                role: text(r.get(3)),
+                source: text(r.get(4)),
+                model: text(r.get(5)),
+                session_started: real(r.get(6)),
+            };
+            // The session row came with the hit: cached when the sessions policy's rule
+            // shows it, so discover reads no session of a hit again. A row the rule hides
+            // is left to the policy itself (a role may bypass it).
+            if r.get::<_, Option<bool>>(9) == Some(true) {
+                let key = (home.clone(), hit.session_id.clone());
+                self.sessions.entry(key).or_insert_with(|| {
+                    Some(SessionMeta {
+                        id: hit.session_id.clone(),
+                        source: hit.source.clone(),
+                        model: hit.model.clone(),
+                        title: text(r.get(7)),
+                        started_at: hit.session_started.clone(),
+                        parent_session_id: r.get(8),
+                    })
+                });
+            }
+            hits.push((home, hit));
+        }
+        Ok(hits)
     }
 
     fn scroll(

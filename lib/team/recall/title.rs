@@ -28,22 +28,17 @@ impl TeamRecall {
             .replace('_', "\\_");
         let mine = self.my_home.clone().unwrap_or_default();
         // SQLite's LIKE folds ASCII letters only; `translate` does the same, and an index
-        // on that expression serves the prefix. The newest continuation wins, else the exact
-        // title; the caller's own home breaks ties.
+        // on that expression serves the prefix (see `hermes.title_match`).
+        let scope = self.scope.as_str();
         let found = self
             .client
             .query_opt(
-                "(SELECT home_id::text, id, 0 AS pri FROM hermes.sessions
-                  WHERE title IS NOT NULL AND translate(title, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ESCAPE '\\'
-                  ORDER BY started_at DESC, (home_id::text = $3) DESC, home_id LIMIT 1)
-                 UNION ALL
-                 (SELECT home_id::text, id, 1 FROM hermes.sessions WHERE title = $2
-                  ORDER BY (home_id::text = $3) DESC, home_id LIMIT 1)
-                 ORDER BY pri LIMIT 1",
+                "SELECT home_id::text, id FROM hermes.title_match($1, $2, $3, $4)",
                 &[
                     &format!("{} #%", escaped.to_ascii_lowercase()),
                     &wanted,
                     &mine,
+                    &scope,
                 ],
             )
             .ok()
