@@ -238,7 +238,8 @@ REVOKE ALL ON FUNCTION hermes.search(text, text, text, text, text[], text[], tex
 ///   and each read under row-level security calls it once): PL/pgSQL keeps the plans.
 /// - The search now also returns the session's title and parent, and whether row-level
 ///   security would show that session, so the client needs no second statement for them.
-///   JIT is off for it: a big match costs more to compile than to run.
+///   JIT is off for it: no measured plan reached `jit_above_cost`, but one that did would
+///   spend longer compiling than running.
 const V2: &str = r#"
 CREATE FUNCTION hermes.merge_pending() RETURNS void
 LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
