@@ -190,7 +190,8 @@ def main():
                                 "GRANT SELECT ON hermes.schema_version TO PUBLIC; "
                                 "GRANT SELECT, INSERT, UPDATE ON hermes.homes TO PUBLIC; "
                                 "GRANT SELECT, INSERT, UPDATE, DELETE ON hermes.sessions, hermes.messages TO PUBLIC; "
-                                "GRANT EXECUTE ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) TO PUBLIC")
+                                "GRANT EXECUTE ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) TO PUBLIC; "
+                                "GRANT EXECUTE ON FUNCTION hermes.title_match(text, text, text, text) TO PUBLIC")
                 copy = work / f"home{i}"
                 copy.mkdir()
                 shutil.copy(home / "state.db", copy / "state.db")

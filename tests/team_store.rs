@@ -50,7 +50,7 @@ fn init(cluster: &Cluster, grant: Option<&str>) {
         cmd.args(["--grant", role]);
     }
     let report = json_out(&cmd.output().expect("init"));
-    assert_eq!(report["version"], json!(1));
+    assert_eq!(report["version"], json!(2));
 }
 
 fn push(home: &Path, url: &str) -> Value {
@@ -425,6 +425,35 @@ fn one_user_cannot_see_another_teams_sessions() {
         .expect("search")
         .get(0);
     assert_eq!(searched, 2);
+    // The session rows the search returns: carol's own, shown; the title match finds her
+    // session's title, never alice's.
+    let shown: Vec<(String, Option<String>, bool)> = carol
+        .query(
+            "SELECT DISTINCT session_id, title, shown FROM hermes.search('''nginx''', NULL, 'words', 'team', '{}', '{}', '', 300)",
+            &[],
+        )
+        .expect("search")
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![(
+            "20261125_100000_eeeeee".to_string(),
+            Some("Load balancer".to_string()),
+            true
+        )]
+    );
+    let mut titles = |exact: &str| -> i64 {
+        carol
+            .query_one(
+                "SELECT count(*) FROM hermes.title_match(lower($1) || ' #%', $1, '', 'team')",
+                &[&exact],
+            )
+            .expect("title match")
+            .get(0)
+    };
+    assert_eq!((titles("Load balancer"), titles("Deploy pipeline")), (1, 0));
     // Carol can neither change alice's rows nor push as alice.
     let changed = carol
         .execute("UPDATE hermes.messages SET content = 'x'", &[])
@@ -579,7 +608,7 @@ fn init_is_repeatable_and_export_after_id_lists_new_messages() {
     );
     assert_eq!(
         again,
-        json!({"from_version": 1, "version": 1, "granted": null})
+        json!({"from_version": 2, "version": 2, "granted": null})
     );
 
     let home = fixture_home();
@@ -605,6 +634,61 @@ fn init_is_repeatable_and_export_after_id_lists_new_messages() {
             (14, "20261124_090000_dddddd".to_string())
         ]
     );
+}
+
+#[test]
+fn init_migrates_a_version_1_store_and_keeps_who_may_search() {
+    let cluster = Cluster::start();
+    let mut admin = cluster.admin();
+    admin.batch_execute("CREATE ROLE dave LOGIN").expect("role");
+    let old = hermes_loop::team::schema::init_to(&mut admin, Some("dave"), 1).expect("v1");
+    assert_eq!((old.from_version, old.version), (0, 1));
+    let home = fixture_home();
+    let url = cluster.url("dave");
+    let refused = recall_store(home.path(), &url)
+        .arg("nginx")
+        .output()
+        .expect("recall");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+
+    let migrated = json_out(
+        &index(home.path(), &cluster.url(ADMIN))
+            .arg("init")
+            .output()
+            .expect("init"),
+    );
+    assert_eq!(
+        migrated,
+        json!({"from_version": 1, "version": 2, "granted": null})
+    );
+    push(home.path(), &url);
+    // The push merged its index entries: no search reads a pending list.
+    admin
+        .batch_execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+        .expect("pgstattuple");
+    let pending: i64 = admin
+        .query_one(
+            "SELECT pending_tuples FROM pgstatginindex('hermes.messages_fts')",
+            &[],
+        )
+        .expect("pending")
+        .get(0);
+    assert_eq!(pending, 0);
+    // Dave was granted the search at version 1: he may still search, titles included.
+    let answer = json_out(
+        &recall_store(home.path(), &url)
+            .args(["Deploy pipeline", "--limit", "10"])
+            .output()
+            .expect("recall"),
+    );
+    assert_eq!(answer["results"][0]["matched_role"], json!("session_title"));
+    let answer = json_out(
+        &recall_store(home.path(), &url)
+            .args(["nginx", "--limit", "10"])
+            .output()
+            .expect("recall"),
+    );
+    assert_eq!(answer["count"], json!(3), "{answer}");
 }
 
 #[test]

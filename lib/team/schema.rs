@@ -5,20 +5,25 @@
 //! Who sees what. Every home belongs to an owner: the database role that pushes it, or a
 //! name an administrator maps to that role in `hermes.owner_roles`. Owners share through
 //! teams (`hermes.team_members`). Reads of sessions and message windows go through
-//! row-level security; the full-text search goes through `hermes.search`, a SECURITY
-//! DEFINER function that applies the same rule itself, because under row-level security
-//! PostgreSQL cannot push `@@` (not leakproof) into the GIN index scan and every search
-//! becomes a scan of the visible rows (measured 0.48 → 54 ms).
+//! row-level security; the full-text search goes through `hermes.search` and discover's
+//! title match through `hermes.title_match`, SECURITY DEFINER functions that apply the
+//! same rule themselves, because under row-level security PostgreSQL cannot push `@@` or
+//! `LIKE` (not leakproof) into an index scan and every search becomes a scan of the
+//! visible rows (measured 0.48 → 54 ms).
 
 use postgres::Client;
 
 use super::error::{Error, Result, query};
 
 /// The version this build writes.
-pub const VERSION: i32 = 1;
+pub const VERSION: i32 = 2;
 
 /// Step `n` brings the schema from version `n` to `n + 1`.
-const STEPS: &[&str] = &[V1];
+const STEPS: &[&str] = &[V1, V2];
+
+/// The signatures grants name.
+const SEARCH: &str = "hermes.search(text, text, text, text, text[], text[], text, integer)";
+const TITLE_MATCH: &str = "hermes.title_match(text, text, text, text)";
 
 const V1: &str = r#"
 CREATE EXTENSION IF NOT EXISTS btree_gin;
@@ -221,6 +226,174 @@ $$;
 REVOKE ALL ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) FROM PUBLIC;
 "#;
 
+/// Version 2: latency (issue 19). Three costs measured per discover on the benchmark
+/// corpus, each removed here:
+///
+/// - GIN's pending list: `fastupdate` keeps up to 4 MB of fresh entries in an unsorted
+///   list that every search reads whole (9,000 entries after a first push: +1.9 ms CPU a
+///   search, even one that finds nothing) until autovacuum merges it. `push` now calls
+///   `hermes.merge_pending()` after its last commit; it owns the indexes, which
+///   `gin_clean_pending_list` requires, and only merges, so anyone may call it.
+/// - `visible_owners` planned its whole CASE, the team branch too, on every call (0.17 ms,
+///   and each read under row-level security calls it once): PL/pgSQL keeps the plans.
+/// - The search now also returns the session's title and parent, and whether row-level
+///   security would show that session, so the client needs no second statement for them.
+///   JIT is off for it: no measured plan reached `jit_above_cost`, but one that did would
+///   spend longer compiling than running.
+const V2: &str = r#"
+CREATE FUNCTION hermes.merge_pending() RETURNS void
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    SELECT gin_clean_pending_list('hermes.messages_fts'::regclass);
+    SELECT gin_clean_pending_list('hermes.messages_cjk'::regclass);
+$$;
+
+CREATE OR REPLACE FUNCTION hermes.visible_owners(scope text DEFAULT NULL) RETURNS text[]
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF coalesce(scope, current_setting('hermes.scope', true), 'me') = 'team' THEN
+        RETURN (SELECT array_agg(DISTINCT o) FROM (
+            SELECT unnest(hermes.my_owners()) AS o
+            UNION
+            SELECT other.owner FROM hermes.team_members mine
+            JOIN hermes.team_members other ON other.team = mine.team
+            WHERE mine.owner = ANY ((SELECT hermes.my_owners())::text[])
+        ) visible);
+    END IF;
+    RETURN hermes.my_owners();
+END
+$$;
+
+-- A new result type means a new function: who may call it is kept below.
+CREATE TEMP TABLE search_grantees ON COMMIT DROP AS
+    SELECT a.grantee FROM pg_proc p, aclexplode(p.proacl) a
+    WHERE p.oid = 'hermes.search(text, text, text, text, text[], text[], text, integer)'::regprocedure
+      AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner;
+DROP FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer);
+
+-- The full-text search: the visible owners computed once, then an indexable condition on
+-- (owner, fts) or (owner, cjk). Dynamic SQL, so every call is planned for its own words.
+-- mode: 'words' (q_words, ranked), 'cjk' (q_cjk, ranked), 'like' (either, by time: the
+-- LIKE scan's order). `shown`: the sessions policy's own rule holds for the session row
+-- (title and parent are null when not; a role that bypasses the policy may still read it).
+CREATE FUNCTION hermes.search(
+    q_words text, q_cjk text, mode text, scope text, roles text[], exclude_sources text[],
+    sort text, lim integer)
+RETURNS TABLE (home_id uuid, id bigint, session_id text, role text, source text,
+               model text, session_started double precision, rank real,
+               title text, parent_session_id text, shown boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off AS $$
+DECLARE
+    owners text[] := hermes.visible_owners(scope);
+    homes uuid[] := hermes.my_homes();
+    matched text;
+    ranked text;
+    ordered text;
+BEGIN
+    IF mode = 'like' THEN
+        matched := '(coalesce(m.fts @@ to_tsquery(''simple'', $2), false)
+                     OR coalesce(m.cjk @@ to_tsquery(''simple'', $3), false))';
+        ranked := '0::real';
+        ordered := 'm."timestamp" DESC, m.home_id, m.id';
+    ELSE
+        IF mode = 'cjk' THEN
+            matched := 'm.cjk @@ to_tsquery(''simple'', $3)';
+            ranked := 'ts_rank_cd(m.cjk, to_tsquery(''simple'', $3), 1)';
+        ELSE
+            matched := 'm.fts @@ to_tsquery(''simple'', $2)';
+            ranked := 'ts_rank_cd(m.fts, to_tsquery(''simple'', $2), 1)';
+        END IF;
+        ordered := CASE sort
+            WHEN 'newest' THEN 'm."timestamp" DESC, rank DESC, m.home_id, m.id'
+            WHEN 'oldest' THEN 'm."timestamp" ASC, rank DESC, m.home_id, m.id'
+            ELSE 'rank DESC, m.home_id, m.id'
+        END;
+    END IF;
+    -- The session row: one index probe per ranked row. As a plain join the planner hashed
+    -- every session of the store once there were ten homes (3.5 ms of a 12 ms search);
+    -- OFFSET 0 keeps the subquery from being flattened into such a join.
+    -- One owner (the usual `me`): an equality the (owner, fts) index can use.
+    RETURN QUERY EXECUTE format(
+        'WITH top AS (
+             SELECT m.home_id, m.id, m.session_id, m.role, m."timestamp", %s AS rank
+             FROM hermes.messages m
+             WHERE %s AND %s
+               AND (m.active = 1 OR m.compacted = 1)
+               AND (cardinality($4) = 0 OR m.role = ANY ($4))
+               AND (m.source IS NULL OR NOT (m.source = ANY ($5)))
+             ORDER BY %s
+             LIMIT $6)
+         SELECT m.home_id, m.id, m.session_id, m.role, s.source, s.model, s.started_at, m.rank,
+                CASE WHEN s.shown THEN s.title END, CASE WHEN s.shown THEN s.parent_session_id END,
+                s.shown
+         FROM top m
+         CROSS JOIN LATERAL (
+             SELECT s.source, s.model, s.started_at, s.title, s.parent_session_id,
+                    coalesce(s.owner = ANY ($1) OR s.home_id = ANY ($7), false) AS shown
+             FROM hermes.sessions s
+             WHERE s.home_id = m.home_id AND s.id = m.session_id
+             OFFSET 0) s
+         ORDER BY %s',
+        ranked,
+        CASE WHEN cardinality(owners) = 1 THEN 'm.owner = ($1)[1]' ELSE 'm.owner = ANY ($1)' END,
+        matched, ordered, ordered)
+    USING owners, q_words, q_cjk, roles, exclude_sources, lim, homes;
+END
+$$;
+
+REVOKE ALL ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) FROM PUBLIC;
+
+-- The title match of discover: the newest "<title> #N" continuation (`prefix`, a LIKE
+-- pattern on the ASCII-folded title), else the exact title; the caller's home (`mine`)
+-- breaks ties. Under row-level security neither LIKE nor translate is leakproof, so the
+-- folded-title index went unused and every discover read all visible sessions (2.8 ms
+-- with ten homes); here the policy's rule is applied as a plain condition instead.
+CREATE FUNCTION hermes.title_match(prefix text, exact text, mine text, scope text)
+RETURNS TABLE (home_id uuid, id text)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan AS $$
+#variable_conflict use_column
+DECLARE
+    owners text[] := hermes.visible_owners(scope);
+    homes uuid[] := hermes.my_homes();
+BEGIN
+    RETURN QUERY
+    SELECT t.home_id, t.id FROM (
+        (SELECT s.home_id, s.id, 0 AS pri FROM hermes.sessions s
+         WHERE s.title IS NOT NULL
+           AND translate(s.title, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE prefix ESCAPE '\'
+           AND (s.owner = ANY (owners) OR s.home_id = ANY (homes))
+         ORDER BY s.started_at DESC, (s.home_id::text = mine) DESC, s.home_id LIMIT 1)
+        UNION ALL
+        (SELECT s.home_id, s.id, 1 FROM hermes.sessions s
+         WHERE s.title = exact AND (s.owner = ANY (owners) OR s.home_id = ANY (homes))
+         ORDER BY (s.home_id::text = mine) DESC, s.home_id LIMIT 1)
+    ) t
+    ORDER BY t.pri LIMIT 1;
+END
+$$;
+
+REVOKE ALL ON FUNCTION hermes.title_match(text, text, text, text) FROM PUBLIC;
+
+-- Whoever could search keeps that right, and may match titles too.
+DO $$
+DECLARE
+    g oid;
+    f text;
+BEGIN
+    FOR g IN SELECT grantee FROM search_grantees LOOP
+        FOREACH f IN ARRAY ARRAY['hermes.search(text, text, text, text, text[], text[], text, integer)',
+                                 'hermes.title_match(text, text, text, text)'] LOOP
+            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', f,
+                           CASE WHEN g = 0 THEN 'PUBLIC' ELSE g::regrole::text END);
+        END LOOP;
+    END LOOP;
+END
+$$;
+"#;
+
 /// What `init` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct InitReport {
@@ -265,6 +438,13 @@ pub fn require_current(client: &mut Client) -> Result<()> {
 /// Creates or migrates the schema; `grant` gives a role (or PUBLIC) what pushing and
 /// searching need. Concurrent inits serialise on an advisory lock.
 pub fn init(client: &mut Client, grant: Option<&str>) -> Result<InitReport> {
+    init_to(client, grant, VERSION)
+}
+
+/// [`init`] up to `version` only: the tests build an older store to migrate.
+#[doc(hidden)]
+pub fn init_to(client: &mut Client, grant: Option<&str>, version: i32) -> Result<InitReport> {
+    let version = version.clamp(1, VERSION);
     let mut tx = client
         .transaction()
         .map_err(query("starting the schema transaction"))?;
@@ -286,15 +466,21 @@ pub fn init(client: &mut Client, grant: Option<&str>) -> Result<InitReport> {
             "the store is at version {from}, this build knows up to {VERSION}"
         )));
     }
-    for (n, step) in STEPS.iter().enumerate().skip(from as usize) {
+    for (n, step) in STEPS
+        .iter()
+        .enumerate()
+        .take(version as usize)
+        .skip(from as usize)
+    {
         tx.batch_execute(step)
             .map_err(query(format!("migrating to version {}", n + 1)))?;
     }
     tx.execute("DELETE FROM hermes.schema_version", &[])
         .map_err(query("recording the schema version"))?;
+    let version = version.max(from);
     tx.execute(
         "INSERT INTO hermes.schema_version (version) VALUES ($1)",
-        &[&VERSION],
+        &[&version],
     )
     .map_err(query("recording the schema version"))?;
     if let Some(role) = grant {
@@ -303,19 +489,25 @@ pub fn init(client: &mut Client, grant: Option<&str>) -> Result<InitReport> {
         } else {
             quote_ident(role)
         };
+        let title_match = if version >= 2 {
+            format!("GRANT EXECUTE ON FUNCTION {TITLE_MATCH} TO {role};")
+        } else {
+            String::new()
+        };
         tx.batch_execute(&format!(
             "GRANT USAGE ON SCHEMA hermes TO {role};
              GRANT SELECT ON hermes.schema_version TO {role};
              GRANT SELECT, INSERT, UPDATE ON hermes.homes TO {role};
              GRANT SELECT, INSERT, UPDATE, DELETE ON hermes.sessions, hermes.messages TO {role};
-             GRANT EXECUTE ON FUNCTION hermes.search(text, text, text, text, text[], text[], text, integer) TO {role};"
+             GRANT EXECUTE ON FUNCTION {SEARCH} TO {role};
+             {title_match}"
         ))
         .map_err(query(format!("granting access to {role}")))?;
     }
     tx.commit().map_err(query("committing the schema"))?;
     Ok(InitReport {
         from_version: from,
-        version: VERSION,
+        version,
         granted: grant.map(str::to_string),
     })
 }

@@ -15,6 +15,8 @@ use serde_json::{Map, Value, json};
 mod browse;
 mod title;
 
+use title::TitleWanted;
+
 use super::connect::Store;
 use super::error::{Result, query};
 use super::plan::{Plan, plan};
@@ -52,6 +54,10 @@ impl Scope {
 
 /// A lineage in the store: its home and its root session.
 type Lineage = (String, String);
+
+/// What one search statement found: the title match's (home, session), and the rows
+/// (home, hit) in the plan's order.
+type Found = (Option<(String, String)>, Vec<(String, Hit)>);
 
 /// A store open for recall, and the per-call caches of session rows and lineage roots.
 pub struct TeamRecall {
@@ -251,16 +257,20 @@ impl TeamRecall {
         current: Option<&str>,
     ) -> Value {
         let current_root = self.current_root(current);
-        let title = self.title_match(query, current_root.as_ref());
         let sanitized = sanitize::sanitize(query);
         let plan = if sanitized.is_empty() {
             Plan::Nothing
         } else {
             plan(&sanitized)
         };
-        let hits = match self.search(&plan, roles, sort) {
+        let wanted = TitleWanted::of(query, self.my_home.as_deref());
+        let (titled, hits) = match self.search(&plan, roles, sort, wanted.as_ref()) {
             Ok(found) => found,
             Err(e) => return error(format!("Search failed: {e}")),
+        };
+        let title = match (titled, &wanted) {
+            (Some(found), Some(wanted)) => self.title_entry(found, wanted, current_root.as_ref()),
+            _ => None,
         };
 
         let mut seen: Vec<(Lineage, Option<(String, Hit)>)> = Vec::new();
@@ -344,50 +354,99 @@ impl TeamRecall {
         })
     }
 
-    /// The rows (home, hit) in the plan's order, at most [`SCAN_LIMIT`].
+    /// The session the title match found, and the rows (home, hit) in the plan's order,
+    /// at most [`SCAN_LIMIT`]: one statement for both, since each statement is a round trip
+    /// and, on a busy server, a wait to be scheduled.
     fn search(
         &mut self,
         plan: &Plan,
         roles: &[String],
         sort: &str,
-    ) -> std::result::Result<Vec<(String, Hit)>, postgres::Error> {
+        wanted: Option<&TitleWanted>,
+    ) -> std::result::Result<Found, postgres::Error> {
         let (q_words, q_cjk, mode) = match plan {
             Plan::Words { tsquery, .. } => (Some(tsquery.clone()), None, "words"),
             Plan::Bigrams { tsquery, .. } => (None, Some(tsquery.clone()), "cjk"),
             Plan::Like { words, cjk, .. } => (words.clone(), cjk.clone(), "like"),
-            Plan::Nothing => return Ok(Vec::new()),
+            Plan::Nothing => return Ok((wanted.and_then(|w| self.title_lookup(w)), Vec::new())),
         };
         let hidden: Vec<String> = HIDDEN_SOURCES.iter().map(|s| s.to_string()).collect();
+        let scope = self.scope.as_str();
+        let limit = SCAN_LIMIT as i32;
+        let search: [&(dyn postgres::types::ToSql + Sync); 8] = [
+            &q_words, &q_cjk, &mode, &scope, &roles, &hidden, &sort, &limit,
+        ];
+        if let Some(w) = wanted {
+            let mut params = search.to_vec();
+            params.extend([
+                &w.prefix as &(dyn postgres::types::ToSql + Sync),
+                &w.exact,
+                &w.mine,
+            ]);
+            // A store where the caller may search but not match titles (a grant given by
+            // hand) fails the statement: then each on its own, as before.
+            if let Ok(rows) = self.client.query(
+                "SELECT 0 AS part, n, home_id::text, id, session_id, role, source, model,
+                        session_started, title, parent_session_id, shown
+                 FROM hermes.search($1, $2, $3, $4, $5, $6, $7, $8) WITH ORDINALITY
+                      AS s(home_id, id, session_id, role, source, model, session_started,
+                           rank, title, parent_session_id, shown, n)
+                 UNION ALL
+                 SELECT 1, 0, home_id::text, NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+                 FROM hermes.title_match($9, $10, $11, $4)
+                 ORDER BY 1, 2",
+                &params,
+            ) {
+                let (hits, titled): (Vec<&postgres::Row>, Vec<&postgres::Row>) =
+                    rows.iter().partition(|r| r.get::<_, i32>(0) == 0);
+                let titled = titled.first().map(|r| (r.get(2), r.get(4)));
+                return Ok((titled, self.hits(&hits, 2)));
+            }
+        }
+        let titled = wanted.and_then(|w| self.title_lookup(w));
         let rows = self.client.query(
-            "SELECT home_id::text, id, session_id, role, source, model, session_started
+            "SELECT home_id::text, id, session_id, role, source, model, session_started,
+                    title, parent_session_id, shown
              FROM hermes.search($1, $2, $3, $4, $5, $6, $7, $8)",
-            &[
-                &q_words,
-                &q_cjk,
-                &mode,
-                &self.scope.as_str(),
-                &roles,
-                &hidden,
-                &sort,
-                &(SCAN_LIMIT as i32),
-            ],
+            &search,
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                (
-                    r.get::<_, String>(0),
-                    Hit {
-                        id: r.get(1),
-                        session_id: r.get(2),
-                        role: text(r.get(3)),
-                        source: text(r.get(4)),
-                        model: text(r.get(5)),
-                        session_started: real(r.get(6)),
-                    },
-                )
-            })
-            .collect())
+        let rows: Vec<&postgres::Row> = rows.iter().collect();
+        Ok((titled, self.hits(&rows, 0)))
+    }
+
+    /// The hits of the search's rows, their columns from `at` on (home, id, session,
+    /// role, source, model, start, title, parent, shown).
+    fn hits(&mut self, rows: &[&postgres::Row], at: usize) -> Vec<(String, Hit)> {
+        let mut hits = Vec::with_capacity(rows.len());
+        for r in rows {
+            let home: String = r.get(at);
+            let hit = Hit {
+                id: r.get(at + 1),
+                session_id: r.get(at + 2),
+                role: text(r.get(at + 3)),
+                source: text(r.get(at + 4)),
+                model: text(r.get(at + 5)),
+                session_started: real(r.get(at + 6)),
+            };
+            // The session row came with the hit: cached when the sessions policy's rule
+            // shows it, so discover reads no session of a hit again. A row the rule hides
+            // is left to the policy itself (a role may bypass it).
+            if r.get::<_, Option<bool>>(at + 9) == Some(true) {
+                let key = (home.clone(), hit.session_id.clone());
+                self.sessions.entry(key).or_insert_with(|| {
+                    Some(SessionMeta {
+                        id: hit.session_id.clone(),
+                        source: hit.source.clone(),
+                        model: hit.model.clone(),
+                        title: text(r.get(at + 7)),
+                        started_at: hit.session_started.clone(),
+                        parent_session_id: r.get(at + 8),
+                    })
+                });
+            }
+            hits.push((home, hit));
+        }
+        hits
     }
 
     fn scroll(

@@ -11,44 +11,31 @@ use crate::recall::store::{sql_json, sql_truthy};
 use crate::recall::{HIDDEN_SOURCES, when};
 
 impl TeamRecall {
-    /// The title match (see [`crate::recall::title`]), among the visible homes: the newest
-    /// `"<title> #N"` continuation, else the exact title; the caller's home wins ties.
-    pub(super) fn title_match(
-        &mut self,
-        query: &str,
-        current_root: Option<&(String, String)>,
-    ) -> Option<(String, String, Value)> {
-        let wanted = strip(query).trim_matches(['`', '\'', '"']).to_string();
-        if wanted.is_empty() {
-            return None;
-        }
-        let escaped = wanted
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        let mine = self.my_home.clone().unwrap_or_default();
-        // SQLite's LIKE folds ASCII letters only; `translate` does the same, and an index
-        // on that expression serves the prefix. The newest continuation wins, else the exact
-        // title; the caller's own home breaks ties.
+    /// The title match (see [`crate::recall::title`]) among the visible homes, on its own
+    /// statement: the newest `"<title> #N"` continuation, else the exact title; the
+    /// caller's home wins ties. A failure reads as no match, as locally.
+    pub(super) fn title_lookup(&mut self, wanted: &TitleWanted) -> Option<(String, String)> {
+        let scope = self.scope.as_str();
         let found = self
             .client
             .query_opt(
-                "(SELECT home_id::text, id, 0 AS pri FROM hermes.sessions
-                  WHERE title IS NOT NULL AND translate(title, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE $1 ESCAPE '\\'
-                  ORDER BY started_at DESC, (home_id::text = $3) DESC, home_id LIMIT 1)
-                 UNION ALL
-                 (SELECT home_id::text, id, 1 FROM hermes.sessions WHERE title = $2
-                  ORDER BY (home_id::text = $3) DESC, home_id LIMIT 1)
-                 ORDER BY pri LIMIT 1",
-                &[
-                    &format!("{} #%", escaped.to_ascii_lowercase()),
-                    &wanted,
-                    &mine,
-                ],
+                "SELECT home_id::text, id FROM hermes.title_match($1, $2, $3, $4)",
+                &[&wanted.prefix, &wanted.exact, &wanted.mine, &scope],
             )
             .ok()
             .flatten()?;
-        let (home, session_id): (String, String) = (found.get(0), found.get(1));
+        Some((found.get(0), found.get(1)))
+    }
+
+    /// The discover entry of the session the title match found.
+    pub(super) fn title_entry(
+        &mut self,
+        found: (String, String),
+        wanted: &TitleWanted,
+        current_root: Option<&(String, String)>,
+    ) -> Option<(String, String, Value)> {
+        let wanted = wanted.exact.clone();
+        let (home, session_id) = found;
         let root = self.root_of(&home, &session_id);
         if current_root.is_some_and(|(h, c)| *h == home && !c.is_empty() && *c == root) {
             return None;
@@ -140,5 +127,36 @@ impl TeamRecall {
             e.insert("parent_session_id".into(), Value::from(root.clone()));
         }
         Some((home, root, Value::Object(e)))
+    }
+}
+
+/// What the title match looks for.
+pub(super) struct TitleWanted {
+    /// The `"<title> #N"` continuations: a LIKE pattern on the ASCII-folded title. SQLite's
+    /// LIKE folds ASCII letters only; `translate` does the same, and an index on that
+    /// expression serves the prefix (see `hermes.title_match`).
+    pub prefix: String,
+    /// The exact title.
+    pub exact: String,
+    /// The caller's home, which wins ties.
+    pub mine: String,
+}
+
+impl TitleWanted {
+    /// `None` when nothing is left of the query to match.
+    pub fn of(query: &str, my_home: Option<&str>) -> Option<TitleWanted> {
+        let exact = strip(query).trim_matches(['`', '\'', '"']).to_string();
+        if exact.is_empty() {
+            return None;
+        }
+        let escaped = exact
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        Some(TitleWanted {
+            prefix: format!("{} #%", escaped.to_ascii_lowercase()),
+            exact,
+            mine: my_home.unwrap_or_default().to_string(),
+        })
     }
 }
