@@ -162,3 +162,91 @@ impl MemoryError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(memory_enabled: bool, user_profile_enabled: bool) -> MemoryConfig {
+        MemoryConfig {
+            memory_enabled,
+            user_profile_enabled,
+            write_approval: false,
+            memory_char_limit: 3000,
+            user_char_limit: 500,
+            nudge_interval: 10,
+            provider: String::new(),
+        }
+    }
+
+    #[test]
+    fn targets_name_their_file_key_and_slot() {
+        let home = Home::at("/h");
+        assert_eq!(Target::Memory.name(), "memory");
+        assert_eq!(Target::User.name(), "user");
+        assert_eq!(Target::from_name("memory"), Some(Target::Memory));
+        assert_eq!(Target::from_name("user"), Some(Target::User));
+        assert_eq!(Target::from_name("User"), None);
+        assert_eq!(Target::Memory.file_name(), "MEMORY.md");
+        assert_eq!(Target::User.file_name(), "USER.md");
+        assert_eq!(
+            Target::Memory.path(&home),
+            Path::new("/h/memories/MEMORY.md")
+        );
+        assert_eq!(Target::User.path(&home), Path::new("/h/memories/USER.md"));
+        assert_eq!(Target::Memory.enabled_key(), "memory.memory_enabled");
+        assert_eq!(Target::User.enabled_key(), "memory.user_profile_enabled");
+        assert_eq!(Target::Memory.index(), 0);
+        assert_eq!(Target::User.index(), 1);
+    }
+
+    #[test]
+    fn each_target_has_its_own_switch_and_budget() {
+        let only_user = config(false, true);
+        assert!(!Target::Memory.enabled(&only_user));
+        assert!(Target::User.enabled(&only_user));
+        let only_memory = config(true, false);
+        assert!(Target::Memory.enabled(&only_memory));
+        assert!(!Target::User.enabled(&only_memory));
+        assert!(available(&only_user));
+        assert!(available(&only_memory));
+        assert!(!available(&config(false, false)));
+        let limits = Limits::from_config(&only_user);
+        assert_eq!(
+            limits,
+            Limits {
+                memory: 3000,
+                user: 500
+            }
+        );
+        assert_eq!(limits.of(Target::Memory), 3000);
+        assert_eq!(limits.of(Target::User), 500);
+        assert_eq!(
+            Limits::default(),
+            Limits {
+                memory: 2200,
+                user: 1375
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_their_file() {
+        let path = PathBuf::from("/h/memories/USER.md");
+        let bad = MemoryError::InvalidUtf8 {
+            path: path.clone(),
+            offset: 12,
+        };
+        assert_eq!(bad.path(), Some(path.as_path()));
+        assert_eq!(
+            bad.to_string(),
+            "/h/memories/USER.md: not valid UTF-8 (first bad byte at offset 12)"
+        );
+        let file = MemoryError::File(FileError::new(
+            "read",
+            &path,
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        ));
+        assert_eq!(file.path(), Some(path.as_path()));
+    }
+}

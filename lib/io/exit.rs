@@ -107,9 +107,20 @@ pub fn report(bin: &str, err: &anyhow::Error) {
 /// After a command that may write: says so when it created the home (it did not exist
 /// before the command ran), so a typo in `--home`/`HERMES_HOME` does not go unnoticed.
 pub fn note_created_home(bin: &str, home: &crate::home::Home, existed: bool, quiet: bool) {
-    if !existed && !quiet && home.root().is_dir() {
-        eprintln!("{bin}: created the Hermes home {}", home.root().display());
+    if let Some(note) = created_home_note(bin, home, existed, quiet) {
+        eprintln!("{note}");
     }
+}
+
+/// The words of [`note_created_home`], apart from stderr so that the rule can be tested.
+fn created_home_note(
+    bin: &str,
+    home: &crate::home::Home,
+    existed: bool,
+    quiet: bool,
+) -> Option<String> {
+    (!existed && !quiet && home.root().is_dir())
+        .then(|| format!("{bin}: created the Hermes home {}", home.root().display()))
 }
 
 /// Prints a warning on stderr.
@@ -151,6 +162,55 @@ mod tests {
         let shown = io.to_string();
         let err = anyhow::Error::new(Wraps(io)).context("loading");
         assert_eq!(chain_text(&err), format!("loading: cannot read x: {shown}"));
+    }
+
+    #[test]
+    fn run_turns_the_outcome_into_the_exit_code() {
+        assert_eq!(run("hermes-x", || Ok(Exit::Success)), ExitCode::SUCCESS);
+        assert_eq!(run("hermes-x", || Ok(Exit::Negative)), ExitCode::from(1));
+        assert_eq!(
+            run("hermes-x", || Ok(Exit::PartialFailure)),
+            ExitCode::from(2)
+        );
+        assert_eq!(
+            run("hermes-x", || Err(anyhow::anyhow!("no such skill"))),
+            ExitCode::from(2)
+        );
+        // A closed stdout pipe is a quiet success, not an error.
+        assert_eq!(
+            run("hermes-x", || Err(anyhow::Error::new(
+                std::io::Error::from(std::io::ErrorKind::BrokenPipe)
+            )
+            .context("writing results"))),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(ExitCode::from(Exit::Negative), ExitCode::from(1));
+    }
+
+    #[test]
+    fn a_broken_pipe_inside_a_json_error_is_found() {
+        let pipe = serde_json::Error::io(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&anyhow::Error::new(pipe).context("writing")));
+        let other = serde_json::Error::io(std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert!(!is_broken_pipe(&anyhow::Error::new(other)));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!is_broken_pipe(&anyhow::Error::new(denied)));
+    }
+
+    #[test]
+    fn the_created_home_is_noted_only_when_the_command_made_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = crate::home::Home::at(dir.path());
+        let note = format!("hermes-x: created the Hermes home {}", dir.path().display());
+        assert_eq!(
+            created_home_note("hermes-x", &home, false, false),
+            Some(note)
+        );
+        assert_eq!(created_home_note("hermes-x", &home, true, false), None);
+        assert_eq!(created_home_note("hermes-x", &home, false, true), None);
+        // A command that failed before making it: nothing to note.
+        let missing = crate::home::Home::at(dir.path().join("never-made"));
+        assert_eq!(created_home_note("hermes-x", &missing, false, false), None);
     }
 
     #[test]

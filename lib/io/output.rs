@@ -91,3 +91,77 @@ pub fn log_error(path: &Path, err: &anyhow::Error) {
         let _ = writeln!(file, "{record}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("read the log")
+    }
+
+    #[test]
+    fn each_form_writes_its_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // The folder does not exist yet: a cron line's first run makes it.
+        let path = dir.path().join("logs/run.jsonl");
+        let mut out = Output::append(&path).expect("append");
+        out.jsonl(&serde_json::json!({"a": 1, "b": [true]}))
+            .expect("jsonl");
+        out.json(&serde_json::json!({"c": null})).expect("json");
+        out.line("plain").expect("line");
+        out.raw(b"raw\x00").expect("raw");
+        write!(out, "{}", 42).expect("write");
+        out.finish().expect("finish");
+        assert_eq!(
+            read(&path),
+            "{\"a\":1,\"b\":[true]}\n{\n  \"c\": null\n}\nplain\nraw\x0042"
+        );
+        // A second run appends.
+        let mut again = Output::append(&path).expect("append");
+        again.line("more").expect("line");
+        again.finish().expect("finish");
+        assert!(read(&path).ends_with("raw\x0042more\n"));
+    }
+
+    #[test]
+    fn flush_reaches_the_file_before_finish() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("run.log");
+        let mut out = Output::append(&path).expect("append");
+        out.line("first").expect("line");
+        assert_eq!(read(&path), "", "buffered until flushed");
+        out.flush().expect("flush");
+        assert_eq!(read(&path), "first\n");
+        out.finish().expect("finish");
+    }
+
+    #[test]
+    fn finish_reports_a_write_that_failed() {
+        // /dev/full takes the open and refuses the bytes: the error only shows on flush.
+        let Ok(mut out) = Output::append(Path::new("/dev/full")) else {
+            return;
+        };
+        out.line("lost").expect("buffered");
+        let err = out.finish().expect_err("the disk is full");
+        assert_eq!(err.kind(), io::ErrorKind::StorageFull);
+    }
+
+    #[test]
+    fn a_failed_run_leaves_its_error_and_hint_in_the_log() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("logs/curator.jsonl");
+        let err = anyhow::Error::new(crate::io::exit::Hinted::new(
+            "no model configured",
+            "set model.default in config.yaml",
+        ))
+        .context("consolidating");
+        log_error(&path, &err);
+        log_error(&path, &anyhow::anyhow!("second"));
+        assert_eq!(
+            read(&path),
+            "{\"error\":\"consolidating: no model configured\",\
+             \"hint\":\"set model.default in config.yaml\"}\n{\"error\":\"second\"}\n"
+        );
+    }
+}

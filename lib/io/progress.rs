@@ -28,7 +28,7 @@ pub fn bar(total: u64, label: &str, quiet: bool) -> ProgressBar {
 
 /// [`bar`] with units: `ingest [=====>    ] 12.4 MB/40.0 MB 31.2 MB/s eta 1s`.
 pub fn bar_in(total: u64, label: &str, quiet: bool, units: Units) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
+    if !drawn(quiet, std::io::stderr().is_terminal()) {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
@@ -40,7 +40,7 @@ pub fn bar_in(total: u64, label: &str, quiet: bool, units: Units) -> ProgressBar
 
 /// A spinner for work of unknown size (`ingest -` from a pipe), with the same rules.
 pub fn spinner(label: &str, quiet: bool, units: Units) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
+    if !drawn(quiet, std::io::stderr().is_terminal()) {
         return ProgressBar::hidden();
     }
     let template = match units {
@@ -54,6 +54,11 @@ pub fn spinner(label: &str, quiet: bool, units: Units) -> ProgressBar {
         .with_prefix(label.to_string());
     reveal_after(&bar, DELAY);
     bar
+}
+
+/// Whether a bar may be drawn at all: a person watching stderr, and no `--quiet`.
+fn drawn(quiet: bool, stderr_is_terminal: bool) -> bool {
+    !quiet && stderr_is_terminal
 }
 
 fn template(units: Units) -> String {
@@ -135,6 +140,31 @@ mod tests {
         }
         assert!(template(Units::Bytes).contains("{decimal_bytes_per_sec}"));
         assert!(template(Units::Count("messages")).contains("{human_len} messages"));
+    }
+
+    #[test]
+    fn a_bar_needs_a_terminal_and_no_quiet() {
+        assert!(drawn(false, true));
+        assert!(!drawn(true, true));
+        assert!(!drawn(false, false));
+        assert!(!drawn(true, false));
+    }
+
+    #[test]
+    fn templates_say_their_units_literally() {
+        assert_eq!(
+            template(Units::Bytes),
+            "{prefix} [{bar:30}] {decimal_bytes}/{decimal_total_bytes} \
+             {decimal_bytes_per_sec} eta {eta}"
+        );
+        assert_eq!(
+            template(Units::Count("")),
+            "{prefix} [{bar:30}] {human_pos}/{human_len} eta {eta}"
+        );
+        assert_eq!(
+            template(Units::Count("skills")),
+            "{prefix} [{bar:30}] {human_pos}/{human_len} skills eta {eta}"
+        );
     }
 
     #[test]

@@ -263,6 +263,26 @@ mod tests {
     }
 
     #[test]
+    fn non_finite_floats_are_written_as_python_writes_them() {
+        assert_eq!(json_float(f64::NAN), "NaN");
+        assert_eq!(json_float(f64::INFINITY), "Infinity");
+        assert_eq!(json_float(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(json_float(-1.5), "-1.5");
+        assert_eq!(py_float_repr(f64::NAN), "nan");
+        assert_eq!(py_float_repr(f64::INFINITY), "inf");
+        assert_eq!(py_float_repr(f64::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn arguments_form_is_compact_sorted_and_ascii() {
+        let v = json!({"b": [1, {"d": null, "c": false}], "a": "é\n"});
+        assert_eq!(
+            compact_sorted(&v),
+            r#"{"a":"\u00e9\n","b":[1,{"c":false,"d":null}]}"#
+        );
+    }
+
+    #[test]
     fn compact_form_uses_python_separators() {
         let v = json!({"success": true, "message": "déjà \"vu\"", "n": [1, 2.0]});
         assert_eq!(

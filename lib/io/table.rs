@@ -145,6 +145,17 @@ mod tests {
         assert_eq!(width("e\u{301}"), 1);
         assert_eq!(width("🚀x"), 3);
         assert_eq!(width("café"), 4);
+        // A control character moves the cursor or nothing: no cell of its own.
+        assert_eq!(width("a\u{7}b\u{1b}"), 2);
+        assert_eq!(width("\u{0}"), 0);
+    }
+
+    #[test]
+    fn padding_counts_cells_not_chars() {
+        assert_eq!(pad("日本", 6), "日本  ");
+        assert_eq!(pad_left("日本", 6), "  日本");
+        assert_eq!(pad("toolong", 3), "toolong");
+        assert_eq!(pad_left("7", 3), "  7");
     }
 
     #[test]

@@ -625,6 +625,131 @@ mod tests {
     }
 
     #[test]
+    fn the_store_reports_what_it_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(
+            dir.path(),
+            "MEMORY.md",
+            "Project uses pytest\n§\nEditor is helix",
+        );
+        // One entry longer than USER.md's whole budget (60): drift.
+        write(dir.path(), "USER.md", &"x".repeat(61));
+        let s = store(dir.path());
+        assert_eq!(s.limits(), LIMITS);
+        assert_eq!(s.limit(Target::Memory), 100);
+        assert_eq!(s.limit(Target::User), 60);
+        assert_eq!(
+            s.path(Target::Memory),
+            dir.path().join("memories/MEMORY.md")
+        );
+        assert_eq!(s.path(Target::User), dir.path().join("memories/USER.md"));
+        assert_eq!(
+            s.entries(Target::Memory),
+            ["Project uses pytest", "Editor is helix"]
+        );
+        assert_eq!(s.char_count(Target::Memory), 19 + 3 + 15);
+        assert!(!s.drifted(Target::Memory));
+        assert!(s.drifted(Target::User));
+    }
+
+    #[test]
+    fn an_add_that_exactly_fills_the_budget_is_taken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = store(dir.path());
+        s.add(Target::Memory, &"a".repeat(50)).expect("add");
+        // 50, the delimiter's 3 and 47: 100, MEMORY.md's whole budget.
+        let fits = s.add(Target::Memory, &"b".repeat(47)).expect("add");
+        assert_eq!(fits["success"], true, "{fits}");
+        assert_eq!(s.char_count(Target::Memory), 100);
+        let over = s.add(Target::Memory, "c").expect("add");
+        assert_eq!(over["success"], false, "{over}");
+        assert_eq!(s.char_count(Target::Memory), 100);
+    }
+
+    #[test]
+    fn a_replace_without_old_text_gets_the_inventory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), "USER.md", "Name is Ada\n§\nLikes tea");
+        let s = store(dir.path());
+        assert_eq!(
+            tool_result(&s.missing_old_text(Target::User, "remove")),
+            "{\"success\": false, \"error\": \"'remove' needs old_text -- a short unique \
+             substring of the entry to remove. None was provided. Reissue the remove with \
+             old_text set to part of one of the current_entries below.\", \
+             \"current_entries\": [\"Name is Ada\", \"Likes tea\"], \"usage\": \"23/60\"}"
+        );
+    }
+
+    #[test]
+    fn a_batch_replaces_and_refuses_what_is_not_an_operation() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(
+            dir.path(),
+            "MEMORY.md",
+            "Project uses pytest\n§\nEditor is vim",
+        );
+        let mut s = store(dir.path());
+        let ops = serde_json::json!([{"action": "replace", "old_text": "vim", "content": "Editor is helix"}]);
+        let ok = s
+            .apply_batch(Target::Memory, ops.as_array().expect("ops"))
+            .expect("batch");
+        assert_eq!(ok["message"], "Applied 1 operation(s).");
+        assert_eq!(
+            read(dir.path(), "MEMORY.md"),
+            "Project uses pytest\n§\nEditor is helix"
+        );
+        let not_objects = serde_json::json!(["add"]);
+        let bad = s
+            .apply_batch(Target::Memory, not_objects.as_array().expect("ops"))
+            .expect("batch");
+        assert_eq!(
+            bad["error"],
+            "Operation 1 (unknown): an operation must be an object {action, content?, \
+             old_text?}. No operations were applied (batch is all-or-nothing)."
+        );
+        let first = serde_json::json!([{"action": "replace", "old_text": "pytest", "content": "Project uses nextest"}]);
+        s.apply_batch(Target::Memory, first.as_array().expect("ops"))
+            .expect("batch");
+        assert_eq!(
+            read(dir.path(), "MEMORY.md"),
+            "Project uses nextest\n§\nEditor is helix"
+        );
+        let vague = serde_json::json!([{"action": "remove", "old_text": "e"}]);
+        let refused = s
+            .apply_batch(Target::Memory, vague.as_array().expect("ops"))
+            .expect("batch");
+        assert_eq!(
+            refused["error"],
+            "Operation 1 (remove): 'e' matched multiple distinct entries -- be more specific. \
+             No operations were applied (batch is all-or-nothing)."
+        );
+        // A restatement of an entry is not added again, in a batch as in a single add.
+        let restated = serde_json::json!([{"action": "add", "content": "project uses NEXTEST."}]);
+        let ok = s
+            .apply_batch(Target::Memory, restated.as_array().expect("ops"))
+            .expect("batch");
+        assert_eq!(ok["success"], true, "{ok}");
+        assert_eq!(
+            read(dir.path(), "MEMORY.md"),
+            "Project uses nextest\n§\nEditor is helix"
+        );
+    }
+
+    #[test]
+    fn content_holding_the_delimiter_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = store(dir.path());
+        let refused = s
+            .add(Target::Memory, "Uses uv\n§\nUses pytest")
+            .expect("add");
+        assert_eq!(
+            refused,
+            serde_json::json!({"success": false, "error": MESSAGE_DELIMITER})
+        );
+        assert!(!dir.path().join("memories/MEMORY.md").exists());
+    }
+
+    #[test]
     fn add_then_add_again() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut s = store(dir.path());

@@ -198,6 +198,101 @@ mod tests {
     }
 
     #[test]
+    fn arguments_are_checked_in_hermes_order_with_its_words() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = MemoryStore::load_paths(
+            [dir.path().join("MEMORY.md"), dir.path().join("USER.md")],
+            crate::memory::Limits::DEFAULT,
+        )
+        .expect("load");
+        let mut error = |args: Value| {
+            let answer = call(&mut store, &args).expect("no I/O error");
+            assert_eq!(answer["success"], false, "{answer}");
+            answer["error"].as_str().unwrap_or("").to_string()
+        };
+        assert_eq!(
+            error(json!(["add"])),
+            "Invalid arguments: expected an object {action, target, content?, old_text?, operations?}."
+        );
+        assert_eq!(
+            error(json!({"target": "team", "action": "add", "content": "x"})),
+            "Invalid target 'team'. Use 'memory' or 'user'."
+        );
+        assert_eq!(
+            error(json!({"operations": "add x"})),
+            "operations must be a list of {action, content?, old_text?} objects."
+        );
+        assert_eq!(
+            error(json!({"action": "add", "content": ""})),
+            "Content is required for 'add' action."
+        );
+        assert_eq!(
+            error(json!({"action": "add", "content": 5})),
+            "content must be a string."
+        );
+        assert_eq!(
+            error(json!({"action": "replace", "old_text": "a"})),
+            "content is required for 'replace' action."
+        );
+        assert_eq!(
+            error(json!({"action": "replace", "old_text": 1, "content": "b"})),
+            "old_text must be a string."
+        );
+        assert_eq!(
+            error(json!({"action": "replace", "old_text": "a", "content": [1]})),
+            "content must be a string."
+        );
+        assert_eq!(
+            error(json!({"action": "remove", "old_text": true})),
+            "old_text must be a string."
+        );
+        assert!(error(json!({"action": "remove"})).starts_with("'remove' needs old_text"),);
+        assert!(
+            error(json!({"action": "replace", "content": "b"}))
+                .starts_with("'replace' needs old_text"),
+        );
+        assert_eq!(
+            error(json!({"action": "frob"})),
+            "Unknown action 'frob'. Use: add, replace, remove"
+        );
+        assert_eq!(
+            unavailable(),
+            json!({"error": "Memory is not available. It may be disabled in config or this environment.", "success": false})
+        );
+    }
+
+    #[test]
+    fn a_call_reaches_the_target_it_names() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (memory, user) = (dir.path().join("MEMORY.md"), dir.path().join("USER.md"));
+        let mut store = MemoryStore::load_paths(
+            [memory.clone(), user.clone()],
+            crate::memory::Limits::DEFAULT,
+        )
+        .expect("load");
+        let mut ok = |args: Value| {
+            let answer = call(&mut store, &args).expect("no I/O error");
+            assert_eq!(answer["success"], true, "{answer}");
+        };
+        ok(json!({"action": "add", "target": "user", "content": "Name is Ada"}));
+        ok(json!({"action": "add", "content": "Uses uv"}));
+        ok(json!({"action": "add", "target": null, "content": "Uses pytest"}));
+        ok(
+            json!({"action": "replace", "target": "user", "old_text": "Ada", "content": "Name is Ada L."}),
+        );
+        ok(json!({"action": "remove", "old_text": "uv"}));
+        ok(json!({"target": "user", "operations": [{"action": "add", "content": "Likes tea"}]}));
+        assert_eq!(
+            std::fs::read_to_string(&user).expect("USER.md"),
+            "Name is Ada L.\n§\nLikes tea"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&memory).expect("MEMORY.md"),
+            "Uses pytest"
+        );
+    }
+
+    #[test]
     fn tool_error_puts_error_first() {
         assert_eq!(
             result_text(&tool_error("x")),
