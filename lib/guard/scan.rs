@@ -203,21 +203,16 @@ fn read_capped(path: &Path, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bo
             if filled > cap {
                 break;
             }
-            let grown = filled
-                .saturating_mul(2)
-                .clamp(filled + 1, cap.saturating_add(1));
+            // More than `filled` either way: `filled` is at least 1 and at most `cap`.
+            let grown = filled.saturating_mul(2).min(cap.saturating_add(1));
             bytes.resize(grown, 0);
         }
-        let read = match file.read(&mut bytes[filled..]) {
-            Ok(read) => read,
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        };
+        let read = read_retrying(&mut file, &mut bytes[filled..])?;
         if read == 0 {
             break;
         }
         filled += read;
-        if filled == measured && filled < bytes.len() {
+        if filled == measured {
             break;
         }
     }
@@ -225,6 +220,16 @@ fn read_capped(path: &Path, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bo
     let truncated = bytes.len() > cap;
     bytes.truncate(cap);
     Ok((bytes, truncated))
+}
+
+/// `file.read`, again when a signal interrupted it.
+fn read_retrying(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
 }
 
 /// A text file of the skill, kept for correlation.
@@ -998,6 +1003,16 @@ mod tests {
         );
         assert_eq!(read(10, 4), (b"0123".to_vec(), true));
         assert_eq!(read(2, 4), (b"0123".to_vec(), true), "grew past the cap");
+        assert_eq!(
+            read(3, 4),
+            (b"0123".to_vec(), true),
+            "grew from just under the cap"
+        );
+        assert_eq!(
+            read(5, 4),
+            (b"0123".to_vec(), true),
+            "over the cap, measured so"
+        );
         assert_eq!(read(10, 0), (Vec::new(), true));
         std::fs::write(&path, "").expect("write");
         assert_eq!(read(0, 100), (Vec::new(), false));
