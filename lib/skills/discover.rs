@@ -67,34 +67,15 @@ pub fn index_files(root: &Path, file_name: &str) -> Found {
     found
 }
 
-/// The walk of [`index_files`], handing each file to `visit` as soon as it is found (in walk
-/// order, not yet sorted), so a caller can start work on it while the walk goes on. Returns
-/// what could not be walked.
+/// The walk of [`index_files`], handing each file to `visit` once the walk has left its folder
+/// (in walk order, not yet sorted), so a caller can start work on it while the walk goes on.
+/// Returns what could not be walked.
 pub fn walk_index_files(
     root: &Path,
     file_name: &str,
     visit: &mut dyn FnMut(PathBuf),
 ) -> Vec<WalkProblem> {
-    let mut problems = Vec::new();
-    let walker = WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !is_pruned(entry));
-    for item in walker {
-        match item {
-            Ok(entry) => {
-                if entry.depth() > 0
-                    && entry.file_name() == file_name
-                    && entry.file_type().is_file()
-                {
-                    visit(entry.into_path());
-                }
-            }
-            Err(err) => problems.push(walk_problem(root, &err)),
-        }
-    }
-    problems
+    walk(root, file_name, false, &mut |file, _| visit(file))
 }
 
 fn walk_problem(root: &Path, err: &walkdir::Error) -> WalkProblem {
@@ -146,6 +127,17 @@ pub fn walk_skill_folders(
     file_name: &str,
     visit: &mut dyn FnMut(PathBuf, Option<Vec<Listed>>),
 ) -> Vec<WalkProblem> {
+    walk(root, file_name, true, visit)
+}
+
+/// The one walk behind [`walk_index_files`] and [`walk_skill_folders`]; listings are kept
+/// only `with_listings` (without, every listing handed over is `None`).
+fn walk(
+    root: &Path,
+    file_name: &str,
+    with_listings: bool,
+    visit: &mut dyn FnMut(PathBuf, Option<Vec<Listed>>),
+) -> Vec<WalkProblem> {
     let pruned: std::cell::RefCell<Vec<(usize, Listed)>> = std::cell::RefCell::new(Vec::new());
     let mut frames: Vec<Frame> = Vec::new();
     let mut problems = Vec::new();
@@ -155,26 +147,26 @@ pub fn walk_skill_folders(
         .into_iter()
         .filter_entry(|entry| {
             let keep = entry.depth() == 0 || !is_pruned(entry);
-            if !keep && let Some(listed) = listed(entry) {
+            if !keep
+                && with_listings
+                && let Some(listed) = listed(entry)
+            {
                 pruned.borrow_mut().push((entry.depth(), listed));
             }
             keep
         });
     for item in walker {
-        for (depth, listed) in pruned.borrow_mut().drain(..) {
-            leave_frames(&mut frames, depth, visit);
-            if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
-                parent.listing.push(listed);
-            }
-        }
+        add_pruned(&mut frames, &mut pruned.borrow_mut(), visit);
         match item {
             Ok(entry) => {
                 let depth = entry.depth();
                 leave_frames(&mut frames, depth, visit);
                 if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
-                    match listed(&entry) {
-                        Some(listed) => parent.listing.push(listed),
-                        None => parent.incomplete = true,
+                    if with_listings {
+                        match listed(&entry) {
+                            Some(listed) => parent.listing.push(listed),
+                            None => parent.incomplete = true,
+                        }
                     }
                     if entry.file_name() == file_name && entry.file_type().is_file() {
                         parent.index_file = Some(entry.path().to_path_buf());
@@ -185,7 +177,8 @@ pub fn walk_skill_folders(
                         depth,
                         listing: Vec::new(),
                         index_file: None,
-                        incomplete: false,
+                        // A listing not kept is no listing to hand over.
+                        incomplete: !with_listings,
                     });
                 }
             }
@@ -199,14 +192,24 @@ pub fn walk_skill_folders(
             }
         }
     }
-    for (depth, listed) in pruned.borrow_mut().drain(..) {
-        leave_frames(&mut frames, depth, visit);
+    add_pruned(&mut frames, &mut pruned.borrow_mut(), visit);
+    leave_frames(&mut frames, 0, visit);
+    problems
+}
+
+/// Adds the pruned folders the walk's filter set aside (in walk order) to the listings of
+/// the folders they sit in.
+fn add_pruned(
+    frames: &mut Vec<Frame>,
+    pruned: &mut Vec<(usize, Listed)>,
+    visit: &mut dyn FnMut(PathBuf, Option<Vec<Listed>>),
+) {
+    for (depth, listed) in pruned.drain(..) {
+        leave_frames(frames, depth, visit);
         if let Some(parent) = frames.last_mut().filter(|f| f.depth + 1 == depth) {
             parent.listing.push(listed);
         }
     }
-    leave_frames(&mut frames, 0, visit);
-    problems
 }
 
 /// Closes the folders the walk has left (those at `depth` or deeper), handing over the
