@@ -184,17 +184,15 @@ impl Anchors {
                 }
             }
         }
-        if first.len() > both {
-            self.walk(haystack, a, both, split, &mut found);
-        } else {
-            self.walk(
-                haystack,
-                b,
-                split + both,
-                haystack.len(),
-                &mut |start, literal| later.push((start, literal)),
-            );
-        }
+        // What is left of either half (of one of them at most) goes on alone.
+        self.walk(haystack, a, both, split, &mut found);
+        self.walk(
+            haystack,
+            b,
+            split + both,
+            haystack.len(),
+            &mut |start, literal| later.push((start, literal)),
+        );
         for (start, literal) in later {
             found(start, literal);
         }
