@@ -133,8 +133,15 @@ fn main() -> ExitCode {
         let bar = progress::bar_in(0, "scanning", args.common.quiet, Units::Count("skills"));
         let found = || bar.inc_length(1);
         let tick = || bar.inc(1);
+        let only_skill_folders = paths.iter().all(|p| names_one_skill(p));
+        // Huge pages speed a single skill's start-up (fewer faults); over a tree of skills
+        // every fresh 2 MiB is zeroed at its first touch, and the kernel compacts memory to
+        // find one: twice the system time and a long tail of slow runs (`docs/decisions.md`).
+        if !only_skill_folders {
+            hermes_loop::alloc::without_huge_pages();
+        }
         // One thread, or only skill folders named: no pool to start, no walk to overlap.
-        let here = args.threads == Some(1) || paths.iter().all(|p| names_one_skill(p));
+        let here = args.threads == Some(1) || only_skill_folders;
         let (outcome, elapsed) = if here {
             batch::timed(|| {
                 batch::find_and_run_here(&paths, &options, &found, &tick)

@@ -97,31 +97,22 @@ fn interesting_lead(b: u8) -> bool {
     )
 }
 
-/// The next byte from `from` that [`needs_look`], skipping plain ASCII eight bytes at a
-/// time: a word with no high bit and no byte below 0x20 (other than in `\n`-style
-/// whitespace, checked byte by byte) and no DEL needs no look.
+/// The next byte from `from` that [`needs_look`]. Plain text is skipped a block at a
+/// time: the test of a whole block is a branch-free pass the compiler turns into vector
+/// compares, and only a block that holds such a byte is searched byte by byte.
 fn next_look(bytes: &[u8], from: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
+    const BLOCK: usize = 64;
+    let rest = bytes.get(from..)?;
+    let mut blocks = rest.chunks_exact(BLOCK);
     let mut at = from;
-    while at + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[at..at + 8]);
-        let x = u64::from_le_bytes(word);
-        let high = x & HI;
-        let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
-        let del = {
-            let y = x ^ (LO * 0x7f);
-            y.wrapping_sub(LO) & !y & HI
-        };
-        if high | below_space | del != 0
-            && let Some(i) = bytes[at..at + 8].iter().position(|&b| needs_look(b))
-        {
-            return Some(at + i);
+    for block in blocks.by_ref() {
+        if block.iter().fold(false, |any, &b| any | needs_look(b)) {
+            return block.iter().position(|&b| needs_look(b)).map(|i| at + i);
         }
-        at += 8;
+        at += BLOCK;
     }
-    bytes[at..]
+    blocks
+        .remainder()
         .iter()
         .position(|&b| needs_look(b))
         .map(|i| at + i)
