@@ -287,8 +287,14 @@ fn print(
             let mut records = report::records(results, summary, args.trust);
             // The judge's records come before the summary, which stays last.
             let summary = records.pop();
-            for record in records.iter().chain(judged).chain(summary.iter()) {
+            for record in &records {
                 out.jsonl(record)?;
+            }
+            for record in judged {
+                out.jsonl(record)?;
+            }
+            if let Some(summary) = &summary {
+                out.jsonl(summary)?;
             }
         }
         ScanFormat::Json => {

@@ -1,7 +1,7 @@
 //! Scanning many skills: resolving the paths a user gives into skill folders, and scanning
 //! and linting them in parallel, results in input order.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -28,27 +28,37 @@ pub enum TargetError {
 /// folders that could not be read (an error for the caller: a scan that could not read what
 /// it was asked to scan has not passed) and symlink loops (warnings).
 pub fn targets(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Problems), TargetError> {
-    targets_with(paths, &mut |_, _| {})
+    let (dirs, problems) = targets_with(paths, &mut |_, _, _| {})?;
+    Ok((dirs.into_iter().map(|(_, dir)| dir).collect(), problems))
 }
 
+/// What [`targets_with`] hands each skill folder to: its number, its path, its listing.
+pub type Found<'a> = dyn FnMut(usize, &Path, Option<Vec<Listed>>) + 'a;
+
 /// [`targets`], handing each skill folder to `found` as soon as the walk has been through it
-/// (each once), with the folder's listing when the walk read it, so scanning can start before
-/// the walk ends and need not read the folder again.
+/// (each once, numbered from 0 in the order found), with the folder's listing when the walk
+/// read it, so scanning can start before the walk ends and need not read the folder again.
+/// The folders come back in [`targets`]' order, each with the number `found` was given.
 pub fn targets_with(
     paths: &[PathBuf],
-    found: &mut dyn FnMut(&Path, Option<Vec<Listed>>),
-) -> Result<(Vec<PathBuf>, Problems), TargetError> {
+    found: &mut Found<'_>,
+) -> Result<(Vec<(usize, PathBuf)>, Problems), TargetError> {
     let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut order: Vec<usize> = Vec::new();
     let mut problems = Problems::default();
+    // A walk reaches each folder once, so only folders named by more than one path can
+    // repeat: one root (the usual case) hashes no path.
+    let overlap_possible = paths.len() > 1;
     let mut seen = HashSet::new();
     let mut take = |dir: PathBuf, listing: Option<Vec<Listed>>, dirs: &mut Vec<PathBuf>| {
-        if seen.insert(dir.clone()) {
-            found(&dir, listing);
+        if !overlap_possible || seen.insert(dir.clone()) {
+            found(dirs.len(), &dir, listing);
             dirs.push(dir);
         }
     };
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|_| TargetError::NotFound(path.clone()))?;
+        let first = dirs.len();
         if meta.is_file() {
             if path.file_name().is_some_and(|n| n == SKILL_FILE) {
                 let dir = path
@@ -56,25 +66,32 @@ pub fn targets_with(
                     .filter(|p| !p.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
                 take(dir, None, &mut dirs);
+                order.extend(first..dirs.len());
                 continue;
             }
             return Err(TargetError::NotASkill(path.clone()));
         }
         if path.join(SKILL_FILE).is_file() {
             take(path.clone(), None, &mut dirs);
+            order.extend(first..dirs.len());
             continue;
         }
         super::engine::expect_many_skills();
-        // Hermes's order: by the path string of each SKILL.md within a walked root (`a-b/`
-        // comes before `a/`, as `-` sorts before `/`).
-        let first = dirs.len();
         let walk_problems = discover::walk_skill_folders(path, SKILL_FILE, &mut |file, listing| {
             if let Some(dir) = file.parent() {
                 take(dir.to_path_buf(), listing, &mut dirs);
             }
         });
-        dirs[first..]
-            .sort_by_cached_key(|dir| dir.join(SKILL_FILE).into_os_string().into_encoded_bytes());
+        // Hermes's order: by the path string of each SKILL.md within a walked root (`a-b/`
+        // comes before `a/`, as `-` sorts before `/`).
+        let mut walked: Vec<usize> = (first..dirs.len()).collect();
+        walked.sort_by_cached_key(|&i| {
+            dirs[i]
+                .join(SKILL_FILE)
+                .into_os_string()
+                .into_encoded_bytes()
+        });
+        order.extend(walked);
         for problem in walk_problems {
             let line = format!("{}: {}", problem.path.display(), problem.message);
             match problem.unreadable {
@@ -83,7 +100,12 @@ pub fn targets_with(
             }
         }
     }
-    Ok((dirs, problems))
+    let mut dirs: Vec<Option<PathBuf>> = dirs.into_iter().map(Some).collect();
+    let ordered = order
+        .into_iter()
+        .filter_map(|i| Some((i, dirs[i].take()?)))
+        .collect();
+    Ok((ordered, problems))
 }
 
 /// Finds the skills under `paths` and scans (and lints) them on the current rayon pool, each
@@ -95,25 +117,27 @@ pub fn find_and_run(
     found: &(dyn Fn() + Sync),
     tick: &(dyn Fn() + Sync),
 ) -> Result<(Vec<SkillResult>, Problems), TargetError> {
-    let done: Mutex<HashMap<PathBuf, SkillResult>> = Mutex::new(HashMap::new());
+    // By the number each folder was found under: no path hashed or compared.
+    let done: Mutex<Vec<Option<SkillResult>>> = Mutex::new(Vec::new());
     let walked = rayon::scope(|scope| {
-        targets_with(paths, &mut |dir, listing| {
+        targets_with(paths, &mut |number, dir, listing| {
             found();
             let dir = dir.to_path_buf();
             let done = &done;
             scope.spawn(move |_| {
                 let result = run_one(&dir, listing, options);
                 tick();
-                done.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(dir, result);
+                let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
+                if done.len() <= number {
+                    done.resize_with(number + 1, || None);
+                }
+                done[number] = Some(result);
             });
         })
     });
     let (dirs, problems) = walked?;
-    let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
-    Ok((results, problems))
+    let done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    Ok((in_order(&dirs, done), problems))
 }
 
 /// [`find_and_run`] on the calling thread: each skill scanned as the walk hands it over.
@@ -123,14 +147,21 @@ pub fn find_and_run_here(
     found: &dyn Fn(),
     tick: &dyn Fn(),
 ) -> Result<(Vec<SkillResult>, Problems), TargetError> {
-    let mut done: HashMap<PathBuf, SkillResult> = HashMap::new();
-    let (dirs, problems) = targets_with(paths, &mut |dir, listing| {
+    let mut done: Vec<Option<SkillResult>> = Vec::new();
+    let (dirs, problems) = targets_with(paths, &mut |number, dir, listing| {
         found();
-        done.insert(dir.to_path_buf(), run_one(dir, listing, options));
+        debug_assert_eq!(number, done.len(), "numbered in the order found");
+        done.push(Some(run_one(dir, listing, options)));
         tick();
     })?;
-    let results = dirs.iter().filter_map(|dir| done.remove(dir)).collect();
-    Ok((results, problems))
+    Ok((in_order(&dirs, done), problems))
+}
+
+/// The results, by the number each folder was found under, in the order of `dirs`.
+fn in_order(dirs: &[(usize, PathBuf)], mut done: Vec<Option<SkillResult>>) -> Vec<SkillResult> {
+    dirs.iter()
+        .filter_map(|&(number, _)| done.get_mut(number)?.take())
+        .collect()
 }
 
 /// What a walk could not do.

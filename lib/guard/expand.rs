@@ -179,19 +179,22 @@ fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
 /// Whether a line shows a string split to hide a word: `'a'+'b'`, `cu''rl`, `p^ow`,
 /// `'a' and 'b'`, or two keywords broken by hyphens ("ig-nore pr-evious").
 fn looks_split(line: &str) -> bool {
-    if DISGUISE_CUES[..FIRST_DECODE_CUE]
-        .iter()
-        .any(|join| line.contains(join))
+    let b = line.as_bytes();
+    // Every joining cue and every empty pair of quotes holds a quote: most lines have none.
+    let quoted = memchr::memchr2(b'\'', b'"', b).is_some();
+    if quoted
+        && DISGUISE_CUES[..FIRST_DECODE_CUE]
+            .iter()
+            .any(|join| line.contains(join))
     {
         return true;
     }
-    let b = line.as_bytes();
     let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
     let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
-    let quotes = b
-        .windows(2)
-        .enumerate()
-        .any(|(i, w)| (w == b"''" || w == b"\"\"") && i > 0 && word(i - 1) && word(i + 2));
+    let quotes = quoted
+        && b.windows(2)
+            .enumerate()
+            .any(|(i, w)| (w == b"''" || w == b"\"\"") && i > 0 && word(i - 1) && word(i + 2));
     let caret = memchr::memchr_iter(b'^', b).any(|i| i > 0 && letter(i - 1) && letter(i + 1));
     let hyphens = memchr::memchr_iter(b'-', b)
         .filter(|&i| {
@@ -561,6 +564,14 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `looks_split` asks for a joining cue only on a line with a quote.
+    #[test]
+    fn every_joining_cue_holds_a_quote() {
+        for cue in &DISGUISE_CUES[..FIRST_DECODE_CUE] {
+            assert!(cue.contains(['\'', '"']), "{cue}");
+        }
+    }
 
     fn derived(files: &[&str]) -> Vec<(usize, usize, String)> {
         let lines: Vec<Lines> = files.iter().map(|t| Lines::new(t)).collect();

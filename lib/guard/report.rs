@@ -3,11 +3,12 @@
 
 use std::io::{self, Write};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::batch::{SkillResult, Summary};
 use super::finding::Finding;
-use super::policy::Trust;
+use super::policy::{Install, Trust, Verdict};
 use super::rule::Severity;
 use crate::io::sanitize::for_terminal;
 use crate::skills::lint::{Issue, Level};
@@ -50,24 +51,53 @@ pub fn lint_record(result: &SkillResult, issue: &Issue) -> Value {
 }
 
 /// A skill record. With `--lint-only` the verdict, install and finding keys are null.
-pub fn skill_record(result: &SkillResult, trust: Trust) -> Value {
+/// Typed rather than built as a map: one per skill, written at the end of a run while the
+/// other threads have nothing left to do.
+#[derive(Debug, Serialize)]
+pub struct SkillRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    skill: &'a str,
+    path: String,
+    verdict: Option<Verdict>,
+    trust: Trust,
+    install: Option<Install>,
+    findings: Option<usize>,
+    lint_errors: usize,
+    lint_warnings: usize,
+    install_verdict: Option<Verdict>,
+    suppressed: usize,
+    baselined: usize,
+    files: usize,
+    bytes: u64,
+}
+
+pub fn skill_record(result: &SkillResult, trust: Trust) -> SkillRecord<'_> {
     let report = result.report.as_ref();
-    json!({
-        "type": "skill",
-        "skill": result.name,
-        "path": result.path.display().to_string(),
-        "verdict": report.map(|r| r.verdict),
-        "trust": trust,
-        "install": report.map(|r| r.install()),
-        "findings": report.map(|r| r.findings.len()),
-        "lint_errors": result.lint_count(Level::Error),
-        "lint_warnings": result.lint_count(Level::Warning),
-        "install_verdict": report.map(|r| r.install_verdict),
-        "suppressed": report.map_or(0, |r| r.suppressed.len()),
-        "baselined": result.baselined,
-        "files": report.map_or(0, |r| r.files),
-        "bytes": report.map_or(0, |r| r.bytes),
-    })
+    SkillRecord {
+        kind: "skill",
+        skill: &result.name,
+        path: result.path.display().to_string(),
+        verdict: report.map(|r| r.verdict),
+        trust,
+        install: report.map(|r| r.install()),
+        findings: report.map(|r| r.findings.len()),
+        lint_errors: result.lint_count(Level::Error),
+        lint_warnings: result.lint_count(Level::Warning),
+        install_verdict: report.map(|r| r.install_verdict),
+        suppressed: report.map_or(0, |r| r.suppressed.len()),
+        baselined: result.baselined,
+        files: report.map_or(0, |r| r.files),
+        bytes: report.map_or(0, |r| r.bytes),
+    }
+}
+
+/// One JSONL record of a run.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Record<'a> {
+    Skill(SkillRecord<'a>),
+    Other(Value),
 }
 
 /// The summary record.
@@ -95,16 +125,26 @@ fn round3(x: f64) -> f64 {
 
 /// Every record of a run in order: per skill its findings, lint issues and skill record,
 /// then the summary.
-pub fn records(results: &[SkillResult], summary: &Summary, trust: Trust) -> Vec<Value> {
+pub fn records<'a>(results: &'a [SkillResult], summary: &Summary, trust: Trust) -> Vec<Record<'a>> {
     let mut out = Vec::new();
     for result in results {
         if let Some(report) = &result.report {
-            out.extend(report.findings.iter().map(|f| finding_record(result, f)));
+            out.extend(
+                report
+                    .findings
+                    .iter()
+                    .map(|f| Record::Other(finding_record(result, f))),
+            );
         }
-        out.extend(result.lint.iter().map(|i| lint_record(result, i)));
-        out.push(skill_record(result, trust));
+        out.extend(
+            result
+                .lint
+                .iter()
+                .map(|i| Record::Other(lint_record(result, i))),
+        );
+        out.push(Record::Skill(skill_record(result, trust)));
     }
-    out.push(summary_record(summary));
+    out.push(Record::Other(summary_record(summary)));
     out
 }
 
