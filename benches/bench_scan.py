@@ -93,10 +93,20 @@ def throughput(corpus, runs, peer_limit):
     total = tree_bytes(dirs)
     walls, cpus, records = [], [], None
     run_ours([str(corpus), "--format", "jsonl", "--fail-on", "never"])  # warm the page cache
+    # Each run twice: read by this process through a pipe (what a script consuming the
+    # records pays), and written to /dev/null, as `cat` below writes.
+    null_walls = []
     for _ in range(runs):
         records, wall, cpu = run_ours([str(corpus), "--format", "jsonl", "--fail-on", "never"])
         walls.append(wall)
         cpus.append(cpu)
+        t0 = time.perf_counter()
+        subprocess.run(
+            [our_binary(), str(corpus), "--format", "jsonl", "--fail-on", "never"],
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
+        null_walls.append(time.perf_counter() - t0)
     summary = records[-1]
     ours_wall = statistics.median(walls)
     # CPU efficiency on one thread (rayon's idle spinning would blur a parallel run's CPU
@@ -126,6 +136,9 @@ def throughput(corpus, runs, peer_limit):
         "mb": round(mb, 2),
         "ours": {
             "wall_s": round(ours_wall, 3),
+            "wall_mean_s": round(statistics.mean(walls), 3),
+            "wall_p90_s": round(sorted(walls)[int(len(walls) * 0.9)], 3),
+            "wall_to_null_s": round(statistics.median(null_walls), 3),
             "cpu_s": round(ours_cpu, 3),
             "mb_per_s": round(mb / ours_wall, 1),
             "mb_per_cpu_s": round(mb / ours_cpu, 1),
@@ -219,11 +232,17 @@ def main():
     print(f"corpus: {t['corpus']} ({t['skills']} skills, {t['mb']} MB)")
     print(f"{'':24}{'hermes-skill-scan':>20}{'Hermes scan_skill':>20}{'ratio':>10}")
     print(f"{'wall seconds':24}{ours['wall_s']:>20}{peer['wall_s']:>20}")
+    print(f"{'  mean, 90th percentile':24}{'%s, %s' % (ours['wall_mean_s'], ours['wall_p90_s']):>20}")
+    print(f"{'  output to /dev/null':24}{ours['wall_to_null_s']:>20}")
     print(f"{'MB/s (wall)':24}{ours['mb_per_s']:>20}{peer['mb_per_s']:>20}{ours['mb_per_s'] / peer['mb_per_s']:>9.0f}x")
     print(f"{'one thread, wall s':24}{ours['one_thread_wall_s']:>20}")
     print(f"{'MB per CPU-second':24}{ours['mb_per_cpu_s']:>20}{peer['mb_per_cpu_s']:>20}{ours['mb_per_cpu_s'] / peer['mb_per_cpu_s']:>9.0f}x")
     floor = t["read_floor"]
     print(f"{'reading the files only':24}{floor['wall_s']:>20}  (find | xargs cat; {floor['cpu_s']} s CPU)")
+    print(
+        f"{'scan / reading':24}{ours['wall_s'] / floor['wall_s']:>19.2f}x  "
+        f"(output to /dev/null: {ours['wall_to_null_s'] / floor['wall_s']:.2f}x)"
+    )
     print(f"{'verdicts s/c/d':24}{'%d/%d/%d' % (ours['safe'], ours['caution'], ours['dangerous']):>20}{'%d/%d/%d' % (peer['safe'], peer['caution'], peer['dangerous']):>20}")
     if peer["skills"] != t["skills"]:
         print(f"(peer scanned the first {peer['skills']} skills, {peer['mb']} MB)")
