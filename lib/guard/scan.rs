@@ -226,6 +226,8 @@ fn read_retrying(
     use std::os::fd::AsRawFd;
     let spare = bytes.spare_capacity_mut();
     let (into, room) = (spare.as_mut_ptr(), spare.len().min(limit));
+    // A read into no room returns 0, which reads as the end of the file.
+    debug_assert!(room > 0, "a read needs room");
     loop {
         // SAFETY: `into` points at `room` bytes of the vector's spare capacity, which
         // read(2) may write (and nothing else does meanwhile: `bytes` is borrowed here).
@@ -248,7 +250,11 @@ fn read_retrying(
 }
 
 #[cfg(not(unix))]
-fn read_retrying(
+use read_into_zeroed as read_retrying;
+
+/// [`read_retrying`] where read(2) is not at hand: the spare capacity zeroed, then read into.
+#[cfg(not(unix))]
+fn read_into_zeroed(
     file: &mut std::fs::File,
     bytes: &mut Vec<u8>,
     limit: usize,
@@ -1014,6 +1020,15 @@ fn sort(findings: &mut [Finding]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a read a signal interrupted is tried again: any other error ends the read.
+    #[test]
+    fn a_read_that_fails_is_an_error_not_a_retry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Opening a folder for reading succeeds on Linux; reading it fails (EISDIR).
+        let error = read_capped(dir.path(), 10, 100).expect_err("a folder cannot be read");
+        assert_eq!(error.kind(), std::io::ErrorKind::IsADirectory);
+    }
 
     /// The walk's size is a hint: a file that grew or shrank since is still read whole (up
     /// to the cap), and the cap still says when there was more.
