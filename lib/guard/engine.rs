@@ -793,15 +793,7 @@ mod tests {
     #[test]
     fn a_rule_read_for_lowered_text_matches_it_as_the_case_folded_rule_matches_the_original() {
         let engine = Engine::get();
-        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-        let mut lines: Vec<String> = Vec::new();
-        for entry in walkdir::WalkDir::new(sample).into_iter().flatten() {
-            if entry.file_type().is_file()
-                && let Ok(text) = std::fs::read_to_string(entry.path())
-            {
-                lines.extend(text.lines().map(str::to_string));
-            }
-        }
+        let lines = lines_under("testdata", |_| true);
         let mut compared = 0;
         for (index, rule) in catalogue::rules().iter().enumerate() {
             let Detect::Pattern { pattern, .. } = rule.detect else {
@@ -840,6 +832,20 @@ mod tests {
         assert!(compared > 100_000, "compared {compared}");
     }
 
+    /// The lines `keep` keeps of every text file under `dir` (relative to the repository).
+    fn lines_under(dir: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut lines = Vec::new();
+        for entry in walkdir::WalkDir::new(root).into_iter().flatten() {
+            if entry.file_type().is_file()
+                && let Ok(text) = std::fs::read_to_string(entry.path())
+            {
+                lines.extend(text.lines().filter(|l| keep(l)).map(str::to_string));
+            }
+        }
+        lines
+    }
+
     fn swap_case(line: &str) -> String {
         line.chars()
             .map(|c| match c {
@@ -864,19 +870,7 @@ mod tests {
     #[test]
     fn both_automata_of_a_rule_find_the_same_matches() {
         let engine = Engine::get();
-        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard");
-        let mut lines: Vec<String> = Vec::new();
-        for entry in walkdir::WalkDir::new(sample).into_iter().flatten() {
-            if entry.file_type().is_file()
-                && let Ok(text) = std::fs::read_to_string(entry.path())
-            {
-                lines.extend(
-                    text.lines()
-                        .filter(|l| l.len() <= SHORT_LINE)
-                        .map(str::to_string),
-                );
-            }
-        }
+        let lines = lines_under("testdata/guard", |l| l.len() <= SHORT_LINE);
         let mut compared = 0;
         for (index, rule) in catalogue::rules().iter().enumerate() {
             let (Some(regex), Some(backtracker)) = (engine.regex(index), engine.backtracker(index))
