@@ -681,7 +681,7 @@ mod tests {
             printed(dir.path(), |o| print_results(
                 o,
                 Format::Json,
-                &[staged.clone()]
+                std::slice::from_ref(&staged)
             )),
             "{\n  \"success\": true,\n  \"staged\": true,\n  \"message\": \"Staged.\"\n}\n"
         );
