@@ -954,4 +954,32 @@ mod tests {
         };
         assert!(like_scan(&store, &like, &filter).is_err());
     }
+
+    /// When the CJK index refuses a query, the search asks the other routes (as when the
+    /// index is missing) instead of asking it again.
+    #[test]
+    fn a_cjk_index_that_refuses_the_query_falls_back() {
+        let (dir, store) = store(&[("cli", "user", "部署x short", 1.0)]);
+        drop(store);
+        let path = dir.path().join("state.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch(
+            "DROP TABLE messages_fts_cjk; CREATE TABLE messages_fts_cjk (content TEXT);",
+        )
+        .expect("replace the index");
+        drop(conn);
+        let store = Store::open(&path).expect("open");
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let mut s = search(&store, "部署", &filter, Sort::Rank).expect("search");
+        assert_eq!(
+            s.answered,
+            Answered::Like {
+                first: "部署".into()
+            }
+        );
+        assert_eq!(s.next_hit().expect("hit").map(|h| h.id), Some(1));
+    }
 }
