@@ -443,6 +443,8 @@ mod tests {
             ids("sliver\u{308} x", Scope::Strict),
             ["known_c2_framework"]
         );
+        // U+0001 is ASCII but not `\w` to Python either: a word ends before it.
+        assert_eq!(ids("sliver\u{1} x", Scope::Strict), ["known_c2_framework"]);
         // A letter is: no word boundary, no match.
         assert!(ids("slivers of glass", Scope::Strict).is_empty());
         assert!(ids("sliveré", Scope::Strict).is_empty());

@@ -754,4 +754,232 @@ mod tests {
         assert_eq!(ids, [2, 3, 1]);
         assert_eq!(fast, full);
     }
+
+    /// Each index answers with its own snippet: FTS5's and the trigram table's `snippet()`,
+    /// our bigram highlighter, the LIKE scan's 120 characters from 40 before the first word,
+    /// and nothing when no index answered (FTS5 refused the query).
+    #[test]
+    fn each_index_answers_with_its_own_snippet() {
+        let long = format!("{}部署x{}", "a".repeat(50), "b".repeat(150));
+        let (_dir, store) = store(&[
+            ("cli", "user", "部署完成 today we ship kubernetes", 1.0),
+            (
+                "cli",
+                "assistant",
+                "the 部署完成x plan and more words around it to make the snippet cut somewhere in the middle of a long text that goes on",
+                2.0,
+            ),
+            ("cli", "user", &long, 3.0),
+        ]);
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let answers = |query: &str| {
+            let mut s = search(&store, query, &filter, Sort::Rank).expect("search");
+            let mut out = Vec::new();
+            while let Some(hit) = s.next_hit().expect("hit") {
+                out.push((hit.id, s.snippet(&hit).expect("snippet")));
+            }
+            (s.answered.clone(), out)
+        };
+        let (answered, rows) = answers("kubernetes");
+        assert_eq!(
+            answered,
+            Answered::Fts {
+                expr: "kubernetes".into()
+            }
+        );
+        assert_eq!(
+            rows,
+            [(1, "部署完成 today we ship >>>kubernetes<<<  ".to_string())]
+        );
+        let (answered, rows) = answers("部署 AND 完成");
+        assert_eq!(
+            answered,
+            Answered::Bigram {
+                needles: vec!["部署".into(), "完成".into()]
+            }
+        );
+        assert_eq!(
+            rows,
+            [
+                (1, ">>>部署完成<<< today we ship kubernetes  ".to_string()),
+                (
+                    2,
+                    "the >>>部署完成<<<x plan and more words around it ...".to_string()
+                )
+            ]
+        );
+        let (answered, rows) = answers("部署完成x");
+        assert_eq!(
+            answered,
+            Answered::Trigram {
+                expr: "\"部署完成x\"".into()
+            }
+        );
+        assert_eq!(
+            rows,
+            [(
+                2,
+                "the >>>部署完成x<<< plan and more words around it to...".to_string()
+            )]
+        );
+        let (answered, rows) = answers("部署x");
+        assert_eq!(
+            answered,
+            Answered::Like {
+                first: "部署x".into()
+            }
+        );
+        assert_eq!(
+            rows,
+            [(3, format!("{}部署x{}", "a".repeat(40), "b".repeat(77)))]
+        );
+        let (answered, rows) = answers("a - b");
+        assert_eq!(answered, Answered::Nothing);
+        assert!(rows.is_empty());
+        let refused = search(&store, "a - b", &filter, Sort::Rank).expect("search");
+        let hit = search(&store, "kubernetes", &filter, Sort::Rank)
+            .expect("search")
+            .next_hit()
+            .expect("hit")
+            .expect("a row");
+        assert_eq!(refused.snippet(&hit).expect("snippet"), "");
+    }
+
+    /// By time, timestamps of any type sort as SQLite sorts values: numbers, then text, then
+    /// blobs (each in its own order), newest first reversing all of it.
+    #[test]
+    fn timestamps_of_any_type_sort_as_sqlite_sorts_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.db");
+        let (db, _, _) = crate::sessions::open_for_write(&path, true, &|_| {}).expect("create");
+        db.conn()
+            .execute(
+                "INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1.0)",
+                [],
+            )
+            .expect("session");
+        for (content, timestamp) in [
+            ("omega a", "x'00'"),
+            ("omega b", "'text'"),
+            ("omega c", "5"),
+            ("omega d", "2.5"),
+            ("omega e", "'abc'"),
+            ("omega f", "x'01'"),
+        ] {
+            db.conn()
+                .execute(
+                    &format!(
+                        "INSERT INTO messages (session_id, role, content, timestamp, active) \
+                         VALUES ('s', 'user', '{content}', {timestamp}, 1)"
+                    ),
+                    [],
+                )
+                .expect("message");
+        }
+        db.close();
+        let store = Store::open(&path).expect("open");
+        assert_eq!(ids(&store, "omega", Sort::Oldest), [4, 3, 5, 2, 1, 6]);
+        assert_eq!(ids(&store, "omega", Sort::Newest), [6, 1, 2, 5, 3, 4]);
+    }
+
+    /// FTS5's refusal of a query is no rows, as upstream's `OperationalError`; a damaged or
+    /// foreign file, or memory running out, is a failure.
+    #[test]
+    fn only_a_refused_query_is_no_rows() {
+        let failure = |code| {
+            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some("x".into()))
+        };
+        assert!(swallowed(&failure(rusqlite::ffi::SQLITE_ERROR)));
+        assert!(!swallowed(&failure(rusqlite::ffi::SQLITE_CORRUPT)));
+        assert!(!swallowed(&failure(rusqlite::ffi::SQLITE_NOTADB)));
+        assert!(!swallowed(&failure(rusqlite::ffi::SQLITE_NOMEM)));
+    }
+
+    /// Rows are sorted only as far as they are read, in chunks: past the first chunk (64
+    /// rows) the order is still the full sort's.
+    #[test]
+    fn a_partial_sort_reads_as_the_full_sort() {
+        let rows: Vec<(&str, &str, &str, f64)> = (0..100)
+            .map(|i| ("cli", "user", "epsilon", f64::from(100 - i)))
+            .collect();
+        let (_dir, store) = store(&rows);
+        let oldest: Vec<i64> = (1..=100).rev().collect();
+        assert_eq!(ids(&store, "epsilon", Sort::Oldest), oldest);
+        assert_eq!(
+            ids(&store, "epsilon", Sort::Newest),
+            (1..=100).collect::<Vec<i64>>()
+        );
+    }
+
+    /// A damaged index is a failure, not an empty answer.
+    #[test]
+    fn a_damaged_index_is_an_error() {
+        let (dir, store) = store(&[("cli", "user", "zeta", 1.0)]);
+        drop(store);
+        let path = dir.path().join("state.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute("DELETE FROM messages_fts_data", [])
+            .expect("damage");
+        drop(conn);
+        let store = Store::open(&path).expect("open");
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let result = search(&store, "zeta", &filter, Sort::Rank).map(|s| s.answered.clone());
+        assert!(result.is_err());
+    }
+
+    /// A damaged index that would have narrowed the LIKE scan is a failure too, not a reason
+    /// to scan without it.
+    #[test]
+    fn a_damaged_lookup_index_is_an_error() {
+        let (dir, store) = store(&[("cli", "user", "部署x short", 1.0)]);
+        drop(store);
+        let path = dir.path().join("state.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute("DELETE FROM messages_fts_trigram_data", [])
+            .expect("damage");
+        drop(conn);
+        let store = Store::open(&path).expect("open");
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let like = Like {
+            tokens: vec!["部署x".into()],
+        };
+        assert!(like_scan(&store, &like, &filter).is_err());
+    }
+
+    /// When the CJK index refuses a query, the search asks the other routes (as when the
+    /// index is missing) instead of asking it again.
+    #[test]
+    fn a_cjk_index_that_refuses_the_query_falls_back() {
+        let (dir, store) = store(&[("cli", "user", "部署x short", 1.0)]);
+        drop(store);
+        let path = dir.path().join("state.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch(
+            "DROP TABLE messages_fts_cjk; CREATE TABLE messages_fts_cjk (content TEXT);",
+        )
+        .expect("replace the index");
+        drop(conn);
+        let store = Store::open(&path).expect("open");
+        let filter = Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        };
+        let mut s = search(&store, "部署", &filter, Sort::Rank).expect("search");
+        assert_eq!(
+            s.answered,
+            Answered::Like {
+                first: "部署".into()
+            }
+        );
+        assert_eq!(s.next_hit().expect("hit").map(|h| h.id), Some(1));
+    }
 }
