@@ -653,6 +653,27 @@ mod tests {
         (dir, store)
     }
 
+    /// A store of `rows` whose database then had `sql` run on it (to damage or replace an
+    /// index), opened again.
+    fn altered(rows: &[(&str, &str, &str, f64)], sql: &str) -> (tempfile::TempDir, Store) {
+        let (dir, store) = store(rows);
+        drop(store);
+        let path = dir.path().join("state.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch(sql).expect("alter the database");
+        drop(conn);
+        let store = Store::open(&path).expect("open");
+        (dir, store)
+    }
+
+    /// No role asked for, no source left out.
+    fn unfiltered() -> Filter {
+        Filter {
+            roles: vec![],
+            exclude_sources: vec![],
+        }
+    }
+
     fn ids(store: &Store, query: &str, sort: Sort) -> Vec<i64> {
         let filter = Filter {
             roles: vec!["user".into(), "assistant".into()],
@@ -741,10 +762,7 @@ mod tests {
             ("cli", "user", "nothing here", 4.0),
             ("cli", "user", "kubernetés accent", 5.0),
         ]);
-        let filter = Filter {
-            roles: vec![],
-            exclude_sources: vec![],
-        };
+        let filter = unfiltered();
         let like = Like {
             tokens: vec!["kubernetes".into(), "部署".into()],
         };
@@ -771,10 +789,7 @@ mod tests {
             ),
             ("cli", "user", &long, 3.0),
         ]);
-        let filter = Filter {
-            roles: vec![],
-            exclude_sources: vec![],
-        };
+        let filter = unfiltered();
         let answers = |query: &str| {
             let mut s = search(&store, query, &filter, Sort::Rank).expect("search");
             let mut out = Vec::new();
@@ -917,18 +932,11 @@ mod tests {
     /// A damaged index is a failure, not an empty answer.
     #[test]
     fn a_damaged_index_is_an_error() {
-        let (dir, store) = store(&[("cli", "user", "zeta", 1.0)]);
-        drop(store);
-        let path = dir.path().join("state.db");
-        let conn = Connection::open(&path).expect("open");
-        conn.execute("DELETE FROM messages_fts_data", [])
-            .expect("damage");
-        drop(conn);
-        let store = Store::open(&path).expect("open");
-        let filter = Filter {
-            roles: vec![],
-            exclude_sources: vec![],
-        };
+        let (_dir, store) = altered(
+            &[("cli", "user", "zeta", 1.0)],
+            "DELETE FROM messages_fts_data",
+        );
+        let filter = unfiltered();
         let result = search(&store, "zeta", &filter, Sort::Rank).map(|s| s.answered.clone());
         assert!(result.is_err());
     }
@@ -937,18 +945,11 @@ mod tests {
     /// to scan without it.
     #[test]
     fn a_damaged_lookup_index_is_an_error() {
-        let (dir, store) = store(&[("cli", "user", "部署x short", 1.0)]);
-        drop(store);
-        let path = dir.path().join("state.db");
-        let conn = Connection::open(&path).expect("open");
-        conn.execute("DELETE FROM messages_fts_trigram_data", [])
-            .expect("damage");
-        drop(conn);
-        let store = Store::open(&path).expect("open");
-        let filter = Filter {
-            roles: vec![],
-            exclude_sources: vec![],
-        };
+        let (_dir, store) = altered(
+            &[("cli", "user", "部署x short", 1.0)],
+            "DELETE FROM messages_fts_trigram_data",
+        );
+        let filter = unfiltered();
         let like = Like {
             tokens: vec!["部署x".into()],
         };
@@ -959,20 +960,11 @@ mod tests {
     /// index is missing) instead of asking it again.
     #[test]
     fn a_cjk_index_that_refuses_the_query_falls_back() {
-        let (dir, store) = store(&[("cli", "user", "部署x short", 1.0)]);
-        drop(store);
-        let path = dir.path().join("state.db");
-        let conn = Connection::open(&path).expect("open");
-        conn.execute_batch(
+        let (_dir, store) = altered(
+            &[("cli", "user", "部署x short", 1.0)],
             "DROP TABLE messages_fts_cjk; CREATE TABLE messages_fts_cjk (content TEXT);",
-        )
-        .expect("replace the index");
-        drop(conn);
-        let store = Store::open(&path).expect("open");
-        let filter = Filter {
-            roles: vec![],
-            exclude_sources: vec![],
-        };
+        );
+        let filter = unfiltered();
         let mut s = search(&store, "部署", &filter, Sort::Rank).expect("search");
         assert_eq!(
             s.answered,
