@@ -386,6 +386,8 @@ impl Txn {
         // Rows other writers appended since the last transaction are indexed first, so the
         // watermark can then move past ours.
         let synced = cjk_index::sync(tx, &|_| {})?;
+        // The CJK change log's insert trigger goes too: this transaction indexes every row it
+        // writes, kept export ids at or below the watermark included, so none needs logging.
         for name in schema::upstream_trigger_names().chain([cjk_index::TRIGGERS[0].0]) {
             tx.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))?;
         }
@@ -475,12 +477,6 @@ impl Txn {
         let mut insert_doc = tx.prepare_cached(cjk_index::INSERT_DOC)?;
         for (id, doc) in &self.docs {
             insert_doc.execute((id, doc))?;
-        }
-        let mut unlog = tx.prepare_cached("DELETE FROM messages_fts_cjk_pending WHERE id = ?1")?;
-        for id in self.ids.iter().filter(|&&id| id <= self.watermark) {
-            // A kept export id at or below the watermark: our insert trigger logged it,
-            // and it is indexed now.
-            unlog.execute([id])?;
         }
         fts::ensure(tx)?;
         cjk_index::ensure_side_tables(tx)?;
@@ -854,6 +850,11 @@ mod tests {
     use crate::sessions::{check, migrate};
 
     fn run(db: &mut Db, input: &str, options: Options) -> (Summary, Vec<String>) {
+        let (summary, warnings) = try_run(db, input, options);
+        (summary.expect("ingest"), warnings)
+    }
+
+    fn try_run(db: &mut Db, input: &str, options: Options) -> (Result<Summary>, Vec<String>) {
         let warnings = std::sync::Mutex::new(Vec::new());
         let observer = Observer {
             progress: &|_| {},
@@ -864,9 +865,382 @@ mod tests {
             Box::new(std::io::Cursor::new(input.to_string())),
             options,
             &observer,
-        )
-        .expect("ingest");
+        );
         (summary, warnings.into_inner().expect("warnings"))
+    }
+
+    /// A v22 store in a fresh temporary folder.
+    fn store() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut db = Db::create(&dir.path().join("state.db"), RetryPolicy::default()).expect("db");
+        migrate::ensure_schema(&mut db).expect("schema");
+        (dir, db)
+    }
+
+    /// Every row of a one-column query, as text (`NULL` for null).
+    fn column(db: &Db, sql: &str) -> Vec<String> {
+        let mut stmt = db.conn().prepare(sql).expect(sql);
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(match r.get::<_, Sql>(0)? {
+                    Sql::Null => "NULL".to_string(),
+                    Sql::Integer(i) => i.to_string(),
+                    Sql::Real(f) => f.to_string(),
+                    Sql::Text(t) => t,
+                    Sql::Blob(b) => format!("{b:?}"),
+                })
+            })
+            .expect(sql);
+        rows.map(|r| r.expect("row")).collect()
+    }
+
+    /// One message line of session `s` per content, at timestamps 1, 2, 3, …
+    fn message_lines(contents: &[&str]) -> String {
+        contents
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                format!(
+                    "{{\"session_id\": \"s\", \"role\": \"user\", \"content\": \"{c}\", \"timestamp\": {}}}\n",
+                    i + 1
+                )
+            })
+            .collect()
+    }
+
+    fn sized(batch_messages: usize, chunk_messages: usize) -> Options {
+        Options {
+            batch_messages,
+            chunk_messages,
+            now: 100.0,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn a_bad_line_rolls_back_only_the_transaction_it_falls_in() {
+        let input = message_lines(&["a", "b", "c"]) + "not json\n" + &message_lines(&["d"]);
+        let contents = "SELECT content FROM messages ORDER BY id";
+        // One message per transaction: the three before the bad line are committed.
+        let (_dir, mut db) = store();
+        let (result, _) = try_run(&mut db, &input, sized(1, 1));
+        assert!(
+            matches!(result, Err(Error::BadLine { line: 4, .. })),
+            "{result:?}"
+        );
+        assert_eq!(column(&db, contents), ["a", "b", "c"]);
+        // One transaction for the whole input: nothing is.
+        let (_dir, mut db) = store();
+        let (result, _) = try_run(&mut db, &input, sized(100, 1));
+        assert!(matches!(result, Err(Error::BadLine { line: 4, .. })));
+        assert!(column(&db, contents).is_empty());
+        // The three lines were still in the parser's chunk when the bad line came: nothing is.
+        let (_dir, mut db) = store();
+        let (result, _) = try_run(&mut db, &input, sized(1, 100));
+        assert!(matches!(result, Err(Error::BadLine { line: 4, .. })));
+        assert!(column(&db, contents).is_empty());
+    }
+
+    #[test]
+    fn keep_going_reports_a_bad_line_and_writes_the_rest() {
+        let input = message_lines(&["a", "b"]) + "[1]\n" + &message_lines(&["c"]) + "{\n";
+        for (batch, chunk) in [(1, 1), (100, 100)] {
+            let (_dir, mut db) = store();
+            let options = Options {
+                keep_going: true,
+                ..sized(batch, chunk)
+            };
+            let (summary, warnings) = run(&mut db, &input, options);
+            assert_eq!(
+                (summary.messages, summary.bad_lines),
+                (3, 2),
+                "{batch}/{chunk}"
+            );
+            assert_eq!(
+                column(&db, "SELECT content FROM messages ORDER BY id"),
+                ["a", "b", "c"]
+            );
+            assert_eq!(
+                warnings,
+                [
+                    "line 3: expected a JSON object (a session with `messages`, or a message) (skipped)",
+                    "line 5: invalid JSON: EOF while parsing an object at line 1 column 1 (skipped)",
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn progress_reports_every_byte_read() {
+        let input = message_lines(&["a", "b", "c"]);
+        let (_dir, mut db) = store();
+        let last = AtomicU64::new(0);
+        let observer = Observer {
+            progress: &|n| last.store(n, Ordering::Relaxed),
+            warn: &|_| {},
+        };
+        let reader = Box::new(std::io::Cursor::new(input.clone()));
+        ingest(&mut db, reader, sized(1, 1), &observer).expect("ingest");
+        assert_eq!(last.load(Ordering::Relaxed), input.len() as u64);
+
+        // Read (not only BufRead) counts too.
+        let count = Arc::new(AtomicU64::new(0));
+        let mut counting = Counting {
+            inner: &b"hello"[..],
+            count: Arc::clone(&count),
+        };
+        let mut buf = [0u8; 3];
+        assert_eq!(counting.read(&mut buf).expect("read"), 3);
+        assert_eq!(counting.read(&mut buf).expect("read"), 2);
+        assert_eq!(count.load(Ordering::Relaxed), 5);
+    }
+
+    #[test]
+    fn children_wait_for_a_parent_across_transactions_and_a_missing_one_is_reported() {
+        let input = concat!(
+            "{\"id\": \"kid1\", \"parent_session_id\": \"p\", \"messages\": []}\n",
+            "{\"id\": \"kid2\", \"parent_session_id\": \"p\", \"messages\": []}\n",
+            "{\"id\": \"orphan\", \"parent_session_id\": \"nowhere\", \"messages\": []}\n",
+            "{\"id\": \"orphan\", \"parent_session_id\": \"nowhere\", \"messages\": []}\n",
+            "{\"id\": \"p\", \"messages\": []}\n",
+        );
+        let (_dir, mut db) = store();
+        let (summary, warnings) = run(&mut db, input, sized(1, 1));
+        assert_eq!(summary.sessions, 4);
+        assert_eq!(
+            column(
+                &db,
+                "SELECT id || '>' || COALESCE(parent_session_id, '') FROM sessions ORDER BY id"
+            ),
+            ["kid1>p", "kid2>p", "orphan>", "p>"]
+        );
+        assert_eq!(
+            warnings,
+            [
+                "line 3: session orphan: parent nowhere is in neither state.db nor the input; stored without a parent"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_parent_that_would_close_a_cycle_is_left_out_with_a_warning() {
+        let input = concat!(
+            "{\"id\": \"a\", \"messages\": []}\n",
+            "{\"id\": \"b\", \"parent_session_id\": \"a\", \"messages\": []}\n",
+            "{\"id\": \"a\", \"parent_session_id\": \"b\", \"messages\": []}\n",
+        );
+        let (_dir, mut db) = store();
+        let (_, warnings) = run(&mut db, input, Options::default());
+        assert_eq!(
+            column(
+                &db,
+                "SELECT id || '>' || COALESCE(parent_session_id, '') FROM sessions ORDER BY id"
+            ),
+            ["a>", "b>a"]
+        );
+        assert_eq!(
+            warnings,
+            ["line 3: session a: parent b would make a cycle; stored without a parent"]
+        );
+    }
+
+    #[test]
+    fn a_cycle_already_in_the_store_ends_the_walk_up_the_parents() {
+        let (_dir, mut db) = store();
+        db.conn()
+            .execute_batch(
+                "INSERT INTO sessions (id, source, started_at) VALUES ('x', 'cli', 1), ('y', 'cli', 1);
+                 UPDATE sessions SET parent_session_id = 'y' WHERE id = 'x';
+                 UPDATE sessions SET parent_session_id = 'x' WHERE id = 'y';",
+            )
+            .expect("damage");
+        let input = "{\"id\": \"c\", \"parent_session_id\": \"x\", \"messages\": []}\n";
+        let (_, warnings) = run(&mut db, input, Options::default());
+        assert_eq!(
+            warnings,
+            ["line 1: session c: parent x would make a cycle; stored without a parent"]
+        );
+        assert_eq!(
+            column(&db, "SELECT parent_session_id FROM sessions WHERE id = 'c'"),
+            ["NULL"]
+        );
+    }
+
+    #[test]
+    fn a_title_another_session_holds_is_left_out_and_the_rest_is_stored() {
+        let input = concat!(
+            "{\"id\": \"s1\", \"title\": \"T\", \"messages\": []}\n",
+            "{\"id\": \"s2\", \"title\": \"T\", \"model\": \"m2\", \"messages\": []}\n",
+            "{\"id\": \"s3\", \"messages\": []}\n",
+            "{\"id\": \"s3\", \"title\": \"U\", \"model\": \"m3\", \"messages\": []}\n",
+            "{\"id\": \"s2\", \"title\": \"T\", \"billing_provider\": \"b2\", \"messages\": []}\n",
+        );
+        let (_dir, mut db) = store();
+        let (summary, warnings) = run(&mut db, input, Options::default());
+        assert_eq!(summary.sessions, 3);
+        assert_eq!(
+            column(
+                &db,
+                "SELECT id || ' ' || COALESCE(title, '-') || ' ' || COALESCE(model, '-') || ' ' || COALESCE(billing_provider, '-') FROM sessions ORDER BY id"
+            ),
+            ["s1 T - -", "s2 - m2 b2", "s3 U m3 -"]
+        );
+        assert_eq!(
+            warnings,
+            ["line 2: session s2: title \"T\" belongs to another session; stored without it"]
+        );
+    }
+
+    #[test]
+    fn messages_of_different_shapes_keep_each_column() {
+        let input = concat!(
+            "{\"id\": \"s\", \"messages\": [",
+            "{\"role\": \"user\", \"content\": \"a\", \"timestamp\": 1},",
+            "{\"role\": \"assistant\", \"content\": \"b\", \"timestamp\": 2, \"tool_name\": \"t2\", \"finish_reason\": \"f2\"},",
+            "{\"role\": \"assistant\", \"content\": \"c\", \"timestamp\": 3, \"reasoning\": \"r3\"},",
+            "{\"role\": \"tool\", \"content\": \"d\", \"timestamp\": 4, \"tool_name\": \"t4\", \"finish_reason\": \"f4\"}]}\n",
+        );
+        let (_dir, mut db) = store();
+        run(&mut db, input, Options::default());
+        assert_eq!(
+            column(
+                &db,
+                "SELECT role || ' ' || content || ' ' || timestamp || ' ' || COALESCE(tool_name, '-') || ' ' || COALESCE(finish_reason, '-') || ' ' || COALESCE(reasoning, '-') FROM messages ORDER BY id"
+            ),
+            [
+                "user a 1.0 - - -",
+                "assistant b 2.0 t2 f2 -",
+                "assistant c 3.0 - - r3",
+                "tool d 4.0 t4 f4 -",
+            ]
+        );
+    }
+
+    /// Ids of the messages whose text the main full-text index finds for `word`.
+    fn indexed(db: &Db, word: &str) -> Vec<String> {
+        column(
+            db,
+            &format!(
+                "SELECT rowid FROM messages_fts WHERE messages_fts MATCH '{word}' ORDER BY rowid"
+            ),
+        )
+    }
+
+    #[test]
+    fn exported_ids_are_kept_when_all_are_free_and_fresh_ones_follow() {
+        let input = concat!(
+            "{\"id\": \"a\", \"messages\": [{\"id\": 40, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}, {\"id\": 41, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n",
+            "{\"id\": \"b\", \"messages\": [{\"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}]}\n",
+            "{\"id\": \"c\", \"messages\": [{\"id\": 7, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}, {\"id\": 7, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n",
+            "{\"id\": \"d\", \"messages\": [{\"id\": 5, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}, {\"id\": 40, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n",
+        );
+        let (_dir, mut db) = store();
+        run(&mut db, input, Options::default());
+        assert_eq!(
+            column(&db, "SELECT session_id || id FROM messages ORDER BY id"),
+            ["a40", "a41", "b42", "c43", "c44", "d45", "d46"]
+        );
+        assert_eq!(
+            indexed(&db, "kept"),
+            ["40", "41", "42", "43", "44", "45", "46"]
+        );
+    }
+
+    #[test]
+    fn kept_ids_out_of_order_and_below_the_watermark_are_all_indexed() {
+        let (_dir, mut db) = store();
+        let descending = "{\"id\": \"z\", \"messages\": [{\"id\": 51, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}, {\"id\": 50, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n";
+        run(&mut db, descending, Options::default());
+        assert_eq!(indexed(&db, "kept"), ["50", "51"]);
+        let below = concat!(
+            "{\"id\": \"y\", \"messages\": [{\"id\": 10, \"role\": \"user\", \"content\": \"kept 广西\", \"timestamp\": 1}, {\"id\": 11, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n",
+            "{\"id\": \"w\", \"messages\": [{\"id\": 30, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 1}, {\"id\": 20, \"role\": \"user\", \"content\": \"kept\", \"timestamp\": 2}]}\n",
+        );
+        run(&mut db, below, Options::default());
+        assert_eq!(indexed(&db, "kept"), ["10", "11", "20", "30", "50", "51"]);
+        assert!(column(&db, "SELECT id FROM messages_fts_cjk_pending").is_empty());
+        let findings = check::check(&db).expect("check");
+        assert!(findings.iter().all(|f| f.ok), "{findings:?}");
+    }
+
+    #[test]
+    fn a_message_stored_before_or_repeated_in_a_transaction_is_skipped() {
+        let first = concat!(
+            "{\"id\": \"s\", \"messages\": [",
+            "{\"role\": \"user\", \"content\": \"x\", \"timestamp\": 1},",
+            "{\"role\": \"user\", \"content\": \"x\", \"timestamp\": 1},",
+            "{\"role\": \"assistant\", \"content\": \"x\", \"timestamp\": 1},",
+            "{\"role\": \"user\", \"content\": \"x\", \"timestamp\": 2},",
+            "{\"role\": \"user\", \"content\": null, \"timestamp\": 1}]}\n",
+        );
+        let (_dir, mut db) = store();
+        let (summary, _) = run(&mut db, first, Options::default());
+        assert_eq!((summary.messages, summary.skipped), (4, 1));
+        let second = concat!(
+            "{\"session_id\": \"s\", \"role\": \"user\", \"content\": \"x\", \"timestamp\": 1}\n",
+            "{\"session_id\": \"s\", \"role\": \"user\", \"content\": \"y\", \"timestamp\": 5}\n",
+            "{\"session_id\": \"s\", \"role\": \"user\", \"content\": \"y\", \"timestamp\": 5}\n",
+        );
+        let (summary, _) = run(&mut db, second, Options::default());
+        assert_eq!(
+            (summary.sessions, summary.messages, summary.skipped),
+            (0, 1, 2)
+        );
+        assert_eq!(
+            column(&db, "SELECT message_count FROM sessions WHERE id = 's'"),
+            ["5"]
+        );
+    }
+
+    #[test]
+    fn session_counters_are_taken_from_a_session_object_or_counted() {
+        let calls = "\"tool_calls\": [{\"id\": \"1\"}, {\"id\": \"2\"}]";
+        let input = format!(
+            concat!(
+                "{{\"id\": \"given\", \"message_count\": 10, \"tool_call_count\": 3, \"messages\": [{{\"role\": \"user\", \"content\": \"a\", \"timestamp\": 1}}]}}\n",
+                "{{\"id\": \"counted\", \"messages\": [{{\"role\": \"assistant\", \"content\": \"a\", \"timestamp\": 1, {calls}}}]}}\n",
+                "{{\"session_id\": \"lines\", \"role\": \"assistant\", \"content\": \"a\", \"timestamp\": 1, {calls}}}\n",
+                "{{\"session_id\": \"lines\", \"role\": \"user\", \"content\": \"b\", \"timestamp\": 2}}\n",
+            ),
+            calls = calls
+        );
+        let (_dir, mut db) = store();
+        run(&mut db, &input, Options::default());
+        let counts =
+            "SELECT id || ' ' || message_count || ' ' || tool_call_count FROM sessions ORDER BY id";
+        assert_eq!(
+            column(&db, counts),
+            ["counted 1 2", "given 10 3", "lines 2 2"]
+        );
+        // A session object for a stored session adds what it brings.
+        let more = format!(
+            "{{\"id\": \"counted\", \"messages\": [{{\"role\": \"assistant\", \"content\": \"b\", \"timestamp\": 2, {calls}}}]}}\n"
+        );
+        run(&mut db, &more, Options::default());
+        assert_eq!(
+            column(&db, counts),
+            ["counted 2 4", "given 10 3", "lines 2 2"]
+        );
+    }
+
+    #[test]
+    fn timestamps_filled_after_an_earlier_one_still_move_forward() {
+        let line = serde_json::json!({"id": "s", "messages": [
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b", "timestamp": 5.0},
+            {"role": "user", "content": "c"}
+        ]});
+        let mut item =
+            crate::sessions::record::parse_line(1, line, &Columns::default()).expect("parse");
+        let mut clock = 10.0;
+        fill_timestamps(&mut item, &mut clock);
+        let ts: Vec<f64> = item
+            .messages
+            .iter()
+            .map(|m| m.timestamp.expect("ts"))
+            .collect();
+        assert_eq!(ts[..2], [10.0, 5.0]);
+        assert!((ts[2] - 10.000002).abs() < 1e-9, "{ts:?}");
     }
 
     #[test]
