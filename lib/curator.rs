@@ -80,6 +80,11 @@ mod tests {
         assert_eq!(ago(Some("2026-06-01T11:00:00"), now), "1h ago");
         assert_eq!(ago(Some("2026-05-29T12:00:00+00:00"), now), "3d ago");
         assert_eq!(ago(Some("2026-06-01T12:00:30Z"), now), "-30s ago");
+        // Each unit starts at its first whole one.
+        assert_eq!(ago(Some("2026-06-01T11:59:00Z"), now), "1m ago");
+        assert_eq!(ago(Some("2026-06-01T11:00:01Z"), now), "59m ago");
+        assert_eq!(ago(Some("2026-05-31T12:00:01Z"), now), "23h ago");
+        assert_eq!(ago(Some("2026-05-31T12:00:00Z"), now), "1d ago");
     }
 
     #[test]
