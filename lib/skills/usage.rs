@@ -183,32 +183,22 @@ pub fn count_of(name: &str, record: &Record, key: &str) -> Result<i64, UsageErro
     count(name, record, key)
 }
 
-/// Python's `int(value or 0)` for a counter.
+/// Python's `int(value or 0)` for a counter: what Python reads as false is 0, the rest goes
+/// through `int()` (strings as `int()` parses them: `_` only between digits).
 fn count(name: &str, record: &Record, key: &str) -> Result<i64, UsageError> {
-    let bad = |value: &Json| UsageError::NotACount {
-        name: name.to_string(),
-        key: key.to_string(),
-        value: value.to_string(),
-    };
     let value = record.get(key).unwrap_or(&Json::Null);
-    match value {
-        Json::Null => Ok(0),
-        Json::Bool(b) => Ok(i64::from(*b)),
-        Json::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Ok(i)
-            } else {
-                match n.as_f64() {
-                    Some(f) if f.is_finite() && f.abs() < 9.2e18 => Ok(f.trunc() as i64),
-                    _ => Err(bad(value)),
-                }
-            }
-        }
-        Json::String(s) if s.is_empty() => Ok(0),
-        Json::String(s) => s.trim().replace('_', "").parse().map_err(|_| bad(value)),
-        Json::Array(a) if a.is_empty() => Ok(0),
-        Json::Object(o) if o.is_empty() => Ok(0),
-        _ => Err(bad(value)),
+    if !crate::pytext::truthy(value) {
+        return Ok(0);
+    }
+    match crate::pytext::py_int_of(value) {
+        Some(crate::pytext::PyInt::Small(n)) => Ok(n),
+        // Python's int() takes a number past 64 bits; a counter that big is refused rather
+        // than clamped, so the record keeps what it holds.
+        _ => Err(UsageError::NotACount {
+            name: name.to_string(),
+            key: key.to_string(),
+            value: value.to_string(),
+        }),
     }
 }
 
@@ -445,6 +435,7 @@ pub fn state(record: Option<&Record>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ts(text: &str) -> Timestamp {
         clock::parse_timestamp(text).expect("timestamp")
@@ -598,5 +589,472 @@ mod tests {
         assert_eq!(load(&home).get("a").expect("a")["archived_at"], Json::Null);
         forget(&home, "a").expect("forget");
         assert_eq!(load(&home).to_python_json(), "{}");
+    }
+
+    /// The sidecar's text, one line a piece (Python's `indent=2` layout).
+    fn lines(lines: &[&str]) -> String {
+        lines.join("\n")
+    }
+
+    fn seeded(text: &str) -> (tempfile::TempDir, Home) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        std::fs::write(home.usage_json(), text).expect("seed");
+        (dir, home)
+    }
+
+    fn sidecar(home: &Home) -> String {
+        std::fs::read_to_string(home.usage_json()).expect("read sidecar")
+    }
+
+    fn record(value: Json) -> Record {
+        match value {
+            Json::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    const NOW: &str = "2026-03-04T05:06:07.000008+00:00";
+
+    /// `int(value or 0)`: what Python reads as false is 0; `int()` truncates floats, takes
+    /// booleans as 0/1 and strings with surrounding whitespace, a sign and `_` between
+    /// digits; it raises on other strings, on non-empty lists and objects.
+    #[test]
+    fn counters_read_as_python_int_reads_them() {
+        let cases = [
+            (Json::Null, Some(0)),
+            (json!(false), Some(0)),
+            (json!(true), Some(1)),
+            (json!(0), Some(0)),
+            (json!(7), Some(7)),
+            (json!(-3), Some(-3)),
+            (json!(0.0), Some(0)),
+            (json!(1.9), Some(1)),
+            (json!(-2.7), Some(-2)),
+            (json!(""), Some(0)),
+            (json!("2"), Some(2)),
+            (json!(" 12\n"), Some(12)),
+            (json!("+5"), Some(5)),
+            (json!("1_000"), Some(1000)),
+            (json!([]), Some(0)),
+            (json!({}), Some(0)),
+            (json!("_1"), None),
+            (json!("1_"), None),
+            (json!("1__0"), None),
+            (json!("1.5"), None),
+            (json!("many"), None),
+            (json!([1]), None),
+            (json!({"n": 1}), None),
+            // Python takes these, but a counter past 64 bits is refused, not clamped.
+            (json!(1e19), None),
+            (json!(18_446_744_073_709_551_615u64), None),
+            (json!("99999999999999999999"), None),
+        ];
+        for (value, want) in cases {
+            let r = record(json!({ "use_count": value.clone() }));
+            match (count_of("s", &r, "use_count"), want) {
+                (Ok(got), Some(want)) => assert_eq!(got, want, "{value}"),
+                (
+                    Err(UsageError::NotACount {
+                        name,
+                        key,
+                        value: text,
+                    }),
+                    None,
+                ) => {
+                    assert_eq!(
+                        (name.as_str(), key.as_str(), text),
+                        ("s", "use_count", value.to_string())
+                    );
+                }
+                (got, want) => panic!("{value}: got {got:?}, want {want:?}"),
+            }
+        }
+        assert_eq!(count_of("s", &Record::new(), "use_count").ok(), Some(0));
+        let err =
+            count_of("s", &record(json!({"use_count": "many"})), "use_count").expect_err("many");
+        assert_eq!(
+            err.to_string(),
+            "s: use_count is \"many\", not a number; the record was left as it is"
+        );
+    }
+
+    #[test]
+    fn display_helpers_read_counters_and_state() {
+        let r = record(json!({"use_count": "5", "view_count": "x", "state": "stale"}));
+        assert_eq!(counter(Some(&r), "use_count"), 5);
+        assert_eq!(counter(Some(&r), "view_count"), 0);
+        assert_eq!(counter(Some(&r), "patch_count"), 0);
+        assert_eq!(counter(None, "use_count"), 0);
+        assert_eq!(state(Some(&r)), "stale");
+        assert_eq!(state(Some(&record(json!({"state": 3})))), "active");
+        assert_eq!(state(Some(&Record::new())), "active");
+        assert_eq!(state(None), "active");
+        assert_eq!(
+            activity_count(&record(json!({"use_count": 4, "patch_count": true}))),
+            5
+        );
+    }
+
+    #[test]
+    fn get_and_record_or_default_keep_what_is_stored() {
+        let map = UsageMap {
+            records: record(json!({
+                "a": {"use_count": 4, "state": "stale", "extra": 1},
+                "n": 3,
+            })),
+        };
+        assert_eq!(
+            map.get("a"),
+            Some(&record(
+                json!({"use_count": 4, "state": "stale", "extra": 1})
+            ))
+        );
+        assert_eq!(map.get("n"), None);
+        assert_eq!(map.get("missing"), None);
+        let now = ts(NOW);
+        assert_eq!(
+            map.record_or_default("a", now),
+            record(json!({
+                "use_count": 4,
+                "state": "stale",
+                "extra": 1,
+                "created_by": null,
+                "view_count": 0,
+                "last_used_at": null,
+                "last_viewed_at": null,
+                "patch_count": 0,
+                "last_patched_at": null,
+                "created_at": NOW,
+                "pinned": false,
+                "archived_at": null,
+            }))
+        );
+        assert_eq!(
+            map.record_or_default("missing", now),
+            record(json!({
+                "created_by": null,
+                "use_count": 0,
+                "view_count": 0,
+                "last_used_at": null,
+                "last_viewed_at": null,
+                "patch_count": 0,
+                "last_patched_at": null,
+                "created_at": NOW,
+                "state": "active",
+                "pinned": false,
+                "archived_at": null,
+            }))
+        );
+    }
+
+    /// A bump raises the counters it names from what is stored (`"2"` counts as 2), stamps
+    /// their times, and leaves the rest of the record — unknown keys included — as it is.
+    #[test]
+    fn bumps_count_from_the_stored_record_and_return_it() {
+        let (_dir, home) = seeded(
+            r#"{"a": {"created_at": "2025-12-31T23:00:00+00:00", "extra": [1], "last_used_at": "2026-01-02T00:00:00+00:00", "patch_count": null, "use_count": 4, "view_count": "2"}}"#,
+        );
+        let got = bump(&home, "a", &[Event::Patch, Event::Use], ts(NOW)).expect("bump");
+        let want = lines(&[
+            "{",
+            "  \"a\": {",
+            "    \"created_at\": \"2025-12-31T23:00:00+00:00\",",
+            "    \"extra\": [",
+            "      1",
+            "    ],",
+            "    \"last_patched_at\": \"2026-03-04T05:06:07.000008+00:00\",",
+            "    \"last_used_at\": \"2026-03-04T05:06:07.000008+00:00\",",
+            "    \"patch_count\": 1,",
+            "    \"use_count\": 5,",
+            "    \"view_count\": \"2\"",
+            "  }",
+            "}",
+        ]);
+        assert_eq!(sidecar(&home), want);
+        assert_eq!(
+            got,
+            Some(record(json!({
+                "created_at": "2025-12-31T23:00:00+00:00",
+                "extra": [1],
+                "last_used_at": NOW,
+                "patch_count": 1,
+                "use_count": 5,
+                "view_count": "2",
+                "last_patched_at": NOW,
+            })))
+        );
+        let later = "2026-03-05T00:00:00+00:00";
+        let got = bump(&home, "a", &[Event::View], ts(later)).expect("bump");
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("view_count")),
+            Some(&json!(3))
+        );
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("last_viewed_at")),
+            Some(&json!(later))
+        );
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("use_count")),
+            Some(&json!(5))
+        );
+        // An empty name is ignored, as Python ignores it: nothing is written.
+        let before = sidecar(&home);
+        assert!(
+            bump(&home, "", &[Event::Use], ts(later))
+                .expect("bump")
+                .is_none()
+        );
+        assert_eq!(sidecar(&home), before);
+    }
+
+    #[test]
+    fn marking_and_pinning_write_the_whole_record() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let got = mark_agent_created(&home, "a", ts(NOW)).expect("mark");
+        let fresh = |created_by: &str, pinned: &str| {
+            lines(&[
+                "{",
+                "  \"a\": {",
+                "    \"archived_at\": null,",
+                "    \"created_at\": \"2026-03-04T05:06:07.000008+00:00\",",
+                &format!("    \"created_by\": {created_by},"),
+                "    \"last_patched_at\": null,",
+                "    \"last_used_at\": null,",
+                "    \"last_viewed_at\": null,",
+                "    \"patch_count\": 0,",
+                &format!("    \"pinned\": {pinned},"),
+                "    \"state\": \"active\",",
+                "    \"use_count\": 0,",
+                "    \"view_count\": 0",
+                "  }",
+                "}",
+            ])
+        };
+        assert_eq!(sidecar(&home), fresh("\"agent\"", "false"));
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("created_by")),
+            Some(&json!("agent"))
+        );
+        assert_eq!(got.map(|r| r.len()), Some(11));
+        assert!(is_curator_managed(load(&home).get("a")));
+        assert!(!is_pinned(load(&home).get("a")));
+
+        let later = ts("2026-03-05T00:00:00Z");
+        let got = set_pinned(&home, "a", true, later).expect("pin");
+        assert_eq!(sidecar(&home), fresh("\"agent\"", "true"));
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("pinned")),
+            Some(&json!(true))
+        );
+        assert!(is_pinned(load(&home).get("a")));
+        let got = set_pinned(&home, "a", false, later).expect("unpin");
+        assert_eq!(sidecar(&home), fresh("\"agent\"", "false"));
+        assert_eq!(
+            got.as_ref().and_then(|r| r.get("pinned")),
+            Some(&json!(false))
+        );
+    }
+
+    /// `archived` stamps `archived_at`, `stale` keeps it, `active` clears it; a state Python
+    /// does not know is ignored without a write.
+    #[test]
+    fn set_state_stamps_keeps_and_clears_archived_at() {
+        let (_dir, home) = seeded(r#"{"a": {"state": "active"}}"#);
+        let got = set_state(&home, "a", STATE_ARCHIVED, ts(NOW)).expect("archive");
+        let file = |archived_at: &str, state: &str| {
+            lines(&[
+                "{",
+                "  \"a\": {",
+                &format!("    \"archived_at\": {archived_at},"),
+                &format!("    \"state\": \"{state}\""),
+                "  }",
+                "}",
+            ])
+        };
+        let stamped = "\"2026-03-04T05:06:07.000008+00:00\"";
+        assert_eq!(sidecar(&home), file(stamped, "archived"));
+        assert_eq!(
+            got,
+            Some(record(json!({"state": "archived", "archived_at": NOW})))
+        );
+        set_state(&home, "a", STATE_STALE, ts("2026-03-06T00:00:00Z")).expect("stale");
+        assert_eq!(sidecar(&home), file(stamped, "stale"));
+        let got = set_state(&home, "a", STATE_ACTIVE, ts("2026-03-07T00:00:00Z")).expect("on");
+        assert_eq!(sidecar(&home), file("null", "active"));
+        assert_eq!(
+            got,
+            Some(record(json!({"state": "active", "archived_at": null})))
+        );
+        let before = sidecar(&home);
+        assert!(
+            set_state(&home, "a", "deleted", ts(NOW))
+                .expect("bad")
+                .is_none()
+        );
+        assert!(
+            set_state(&home, "b", "deleted", ts(NOW))
+                .expect("bad")
+                .is_none()
+        );
+        assert_eq!(sidecar(&home), before);
+    }
+
+    /// Forgetting a name with no record writes nothing: the file keeps its bytes, even ones
+    /// Python would lay out differently.
+    #[test]
+    fn forget_writes_only_when_a_record_goes() {
+        let (_dir, home) = seeded(r#"{"a": {"use_count": 1}, "b": {}}"#);
+        forget(&home, "c").expect("forget c");
+        forget(&home, "").expect("forget empty");
+        assert_eq!(sidecar(&home), r#"{"a": {"use_count": 1}, "b": {}}"#);
+        forget(&home, "a").expect("forget a");
+        assert_eq!(sidecar(&home), "{\n  \"b\": {}\n}");
+    }
+
+    #[test]
+    fn curator_managed_and_pinned_read_the_record() {
+        let managed = [
+            (json!({"created_by": "agent"}), true),
+            (json!({"agent_created": true}), true),
+            (json!({"created_by": "agent", "agent_created": false}), true),
+            (json!({"created_by": "user", "agent_created": true}), true),
+            (json!({"created_by": "user"}), false),
+            (json!({"created_by": null, "agent_created": false}), false),
+            (json!({"agent_created": "yes"}), false),
+            (json!({}), false),
+        ];
+        for (r, want) in managed {
+            assert_eq!(is_curator_managed(Some(&record(r.clone()))), want, "{r}");
+        }
+        assert!(!is_curator_managed(None));
+        let pinned = [
+            (json!({"pinned": true}), true),
+            (json!({"pinned": "yes"}), true),
+            (json!({"pinned": 1}), true),
+            (json!({"pinned": false}), false),
+            (json!({"pinned": 0}), false),
+            (json!({"pinned": ""}), false),
+            (json!({}), false),
+        ];
+        for (r, want) in pinned {
+            assert_eq!(is_pinned(Some(&record(r.clone()))), want, "{r}");
+        }
+        assert!(!is_pinned(None));
+    }
+
+    /// The newest instant wins, whichever key holds it; on a tie the first key (used, viewed,
+    /// patched) keeps it; false values and text that is not a time are skipped.
+    #[test]
+    fn latest_activity_takes_the_newest_and_the_first_of_a_tie() {
+        let r = record(json!({
+            "last_used_at": "2026-01-01T10:00:00",
+            "last_viewed_at": "2026-01-01T12:00:00+00:00",
+            "last_patched_at": "2026-01-01T11:00:00.5+00:00",
+            "created_at": "2027-01-01T00:00:00+00:00",
+        }));
+        assert_eq!(
+            latest_activity_at(&r).as_deref(),
+            Some("2026-01-01T12:00:00+00:00")
+        );
+        let tie = record(json!({
+            "last_used_at": "2026-01-01T10:00:00",
+            "last_viewed_at": "2026-01-01T12:00:00+02:00",
+            "last_patched_at": "",
+        }));
+        assert_eq!(
+            latest_activity_at(&tie).as_deref(),
+            Some("2026-01-01T10:00:00")
+        );
+        let odd = record(json!({
+            "last_used_at": 5,
+            "last_viewed_at": false,
+            "last_patched_at": "2026-01-01T09:00:00Z",
+        }));
+        assert_eq!(
+            latest_activity_at(&odd).as_deref(),
+            Some("2026-01-01T09:00:00Z")
+        );
+        assert_eq!(latest_activity_at(&Record::new()), None);
+        assert_eq!(
+            parse_iso("2026-01-01T12:00:00+02:00"),
+            Some(Timestamp::from_second(1_767_261_600).expect("instant"))
+        );
+        assert_eq!(parse_iso("garbage"), None);
+    }
+
+    #[test]
+    fn load_checked_tells_a_missing_sidecar_from_an_unusable_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        assert_eq!(load_checked(&home).expect("missing"), UsageMap::default());
+        std::fs::create_dir_all(home.usage_json()).expect("a directory in its place");
+        assert!(matches!(load_checked(&home), Err(SidecarError::File(_))));
+        assert_eq!(load(&home), UsageMap::default());
+        std::fs::remove_dir(home.usage_json()).expect("rmdir");
+        std::fs::write(home.usage_json(), "[1]").expect("seed");
+        match load_checked(&home) {
+            Err(SidecarError::Corrupt { path, reason }) => {
+                assert_eq!(path, home.usage_json());
+                assert_eq!(reason, "the top level is not an object of skill records");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(load(&home), UsageMap::default());
+        std::fs::write(
+            home.usage_json(),
+            r#"{"b": {"use_count": 1}, "n": [], "a": {}}"#,
+        )
+        .expect("seed");
+        let want = UsageMap {
+            records: record(json!({"b": {"use_count": 1}, "a": {}})),
+        };
+        assert_eq!(load_checked(&home).expect("read"), want);
+        assert_eq!(load(&home), want);
+    }
+
+    #[test]
+    fn the_corrupt_copy_sits_beside_the_sidecar() {
+        assert_eq!(
+            corrupt_copy(Path::new("/h/skills/.usage.json")),
+            Path::new("/h/skills/.usage.json.corrupt")
+        );
+    }
+
+    /// A locked pass holds the lock until it is dropped and writes the whole map back sorted,
+    /// as Python writes it.
+    #[test]
+    fn a_locked_pass_holds_the_lock_and_saves_as_python_writes() {
+        let (_dir, home) = seeded(r#"{"b": {"use_count": 1}, "a": {"pinned": true}}"#);
+        let mut pass = lock_checked(&home).expect("lock");
+        assert!(
+            FileLock::acquire_within(&home.usage_lock(), std::time::Duration::ZERO)
+                .expect("try")
+                .is_none()
+        );
+        pass.map.records.insert("c".into(), json!({}));
+        pass.save().expect("save");
+        assert_eq!(
+            sidecar(&home),
+            lines(&[
+                "{",
+                "  \"a\": {",
+                "    \"pinned\": true",
+                "  },",
+                "  \"b\": {",
+                "    \"use_count\": 1",
+                "  },",
+                "  \"c\": {}",
+                "}",
+            ])
+        );
+        drop(pass);
+        assert!(
+            FileLock::acquire_within(&home.usage_lock(), std::time::Duration::ZERO)
+                .expect("try")
+                .is_some()
+        );
     }
 }
