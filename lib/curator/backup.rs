@@ -753,4 +753,676 @@ mod tests {
         assert!(stays_inside(Path::new("a/../b")));
         assert!(!stays_inside(Path::new("a/../../b")));
     }
+
+    fn write(path: &Path, text: &str) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(path, text).expect("write");
+    }
+
+    /// A temp home whose `skills/` holds the given files.
+    fn home_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Home) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.skills_dir()).expect("mkdir");
+        for (rel, text) in files {
+            write(&home.skills_dir().join(rel), text);
+        }
+        (dir, home)
+    }
+
+    /// Each member of a snapshot: `d name`, `f name = content` or `l name -> target`.
+    fn members(archive: &Path) -> Vec<String> {
+        let file = File::open(archive).expect("open");
+        let mut tar = tar::Archive::new(GzDecoder::new(file));
+        let mut out = Vec::new();
+        for entry in tar.entries().expect("entries") {
+            let mut entry = entry.expect("entry");
+            let name = entry.path().expect("path").display().to_string();
+            let name = name.trim_end_matches('/').to_string();
+            match entry.header().entry_type() {
+                tar::EntryType::Directory => out.push(format!("d {name}")),
+                tar::EntryType::Symlink => {
+                    let target = entry.link_name().expect("link").expect("target");
+                    out.push(format!("l {name} -> {}", target.display()));
+                }
+                tar::EntryType::Regular => {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut entry, &mut text).expect("read");
+                    out.push(format!("f {name} = {text}"));
+                }
+                other => out.push(format!("? {name} {other:?}")),
+            }
+        }
+        out
+    }
+
+    /// The names in a folder, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut out: Vec<String> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A gzip'd tarball written member by member, names as raw bytes (so `..` and absolute
+    /// names, which the tar crate's path setters refuse, can be written).
+    fn crafted(path: &Path, members: &[(&str, tar::EntryType, &str)]) {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let file = File::create(path).expect("create");
+        let mut tar = tar::Builder::new(GzEncoder::new(file, Compression::fast()));
+        for (name, kind, data) in members {
+            let mut header = tar::Header::new_gnu();
+            header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_entry_type(*kind);
+            header.set_mode(0o644);
+            let body: &[u8] = match kind {
+                tar::EntryType::Symlink | tar::EntryType::Link => {
+                    header.as_old_mut().linkname[..data.len()].copy_from_slice(data.as_bytes());
+                    b""
+                }
+                _ => data.as_bytes(),
+            };
+            header.set_size(body.len() as u64);
+            header.set_cksum();
+            tar.append(&header, body).expect("append");
+        }
+        tar.into_inner().expect("finish").finish().expect("gzip");
+    }
+
+    #[test]
+    fn ids_check_every_character() {
+        let valid = "2026-06-01T12-00-00Z-07";
+        assert!(is_backup_id(&valid[..20]));
+        assert!(is_backup_id(valid));
+        // One wrong character anywhere (a digit where a separator goes, a letter where a
+        // digit goes) and it is no id.
+        for i in 0..valid.len() {
+            let mut wrong = valid.as_bytes().to_vec();
+            wrong[i] = b'x';
+            let wrong = String::from_utf8(wrong).expect("ascii");
+            assert!(!is_backup_id(&wrong), "{wrong}");
+            if i < 20 {
+                assert!(!is_backup_id(&wrong[..20]), "{}", &wrong[..20]);
+            }
+        }
+        assert!(!is_backup_id("2026-06-01T12-00-00"));
+        assert!(!is_backup_id("2026-06-01T12-00-00Z-"));
+        assert!(!is_backup_id("2026-06-01T12-00-00Z-071"));
+        assert!(!is_backup_id("2026-06-01T12-00-00Z07"));
+    }
+
+    #[test]
+    fn base_ids_are_the_utc_second() {
+        assert_eq!(
+            base_id(ts("2026-05-01T13:05:42.999Z")),
+            "2026-05-01T13-05-42Z"
+        );
+        assert_eq!(
+            base_id(ts("2026-05-01T15:05:42+02:00")),
+            "2026-05-01T13-05-42Z"
+        );
+    }
+
+    /// Within one second: the base id, then one past the highest two-digit suffix taken;
+    /// other seconds and other names do not count; after `-99` there is no id left.
+    #[test]
+    fn ids_within_a_second_count_up_past_the_highest_taken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let backups = dir.path().join("backups");
+        let now = ts("2026-06-01T12:00:00Z");
+        assert_eq!(
+            next_id(&backups, now).as_deref(),
+            Some("2026-06-01T12-00-00Z")
+        );
+        for name in ["notes", "2026-06-01T12-00-01Z", "2026-06-01T11-59-59Z-40"] {
+            std::fs::create_dir_all(backups.join(name)).expect("mkdir");
+        }
+        assert_eq!(
+            next_id(&backups, now).as_deref(),
+            Some("2026-06-01T12-00-00Z")
+        );
+        std::fs::create_dir(backups.join("2026-06-01T12-00-00Z")).expect("mkdir");
+        assert_eq!(
+            next_id(&backups, now).as_deref(),
+            Some("2026-06-01T12-00-00Z-01")
+        );
+        for name in ["-7", "-xx", "-123", "_50", "-05"] {
+            std::fs::create_dir(backups.join(format!("2026-06-01T12-00-00Z{name}"))).expect("mk");
+        }
+        assert_eq!(
+            next_id(&backups, now).as_deref(),
+            Some("2026-06-01T12-00-00Z-06")
+        );
+        std::fs::create_dir(backups.join("2026-06-01T12-00-00Z-98")).expect("mkdir");
+        assert_eq!(
+            next_id(&backups, now).as_deref(),
+            Some("2026-06-01T12-00-00Z-99")
+        );
+        std::fs::create_dir(backups.join("2026-06-01T12-00-00Z-99")).expect("mkdir");
+        assert_eq!(next_id(&backups, now), None);
+    }
+
+    #[test]
+    fn a_hundredth_snapshot_in_one_second_is_refused() {
+        let (_dir, home) = home_with(&[("a/SKILL.md", "---\nname: a\n---\n")]);
+        let backups = home.curator_backups_dir();
+        std::fs::create_dir_all(backups.join("2026-06-01T12-00-00Z")).expect("mkdir");
+        for n in 1..=99 {
+            std::fs::create_dir(backups.join(format!("2026-06-01T12-00-00Z-{n:02}")))
+                .expect("mkdir");
+        }
+        let err =
+            snapshot(&home, "manual", 200, &[], ts("2026-06-01T12:00:00.5Z")).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            "100 snapshots were already taken at 2026-06-01T12-00-00Z; try again in a second"
+        );
+        assert_eq!(names(&backups).len(), 100);
+    }
+
+    #[test]
+    fn no_skills_folder_no_snapshot() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let taken = snapshot(&home, "manual", 5, &[], ts("2026-06-01T12:00:00Z")).expect("ok");
+        assert_eq!(taken, None);
+        assert!(!home.curator_backups_dir().exists());
+    }
+
+    /// The tarball holds every top-level entry but `.curator_backups` and `.hub`, sorted,
+    /// recursively, links as links, no sockets; the cron file is copied without its BOM;
+    /// the manifest is Hermes's, byte for byte.
+    #[test]
+    fn a_snapshot_holds_the_tree_the_cron_jobs_and_the_manifest() {
+        let (dir, home) = home_with(&[
+            ("b-skill/SKILL.md", "---\nname: b-skill\n---\n"),
+            ("a-skill/SKILL.md", "---\nname: a-skill\n---\n"),
+            ("a-skill/references/x.md", "x"),
+            (".usage.json", "{}"),
+            (".hub/lock.json", "{}"),
+            (".curator_backups/notes.txt", "old"),
+        ]);
+        let skills = home.skills_dir();
+        std::os::unix::fs::symlink("a-skill/references/x.md", skills.join("notes.md"))
+            .expect("symlink");
+        let _socket = std::os::unix::net::UnixListener::bind(skills.join("sock")).expect("socket");
+        write(
+            &dir.path().join("cron/jobs.json"),
+            "\u{feff}{\"jobs\": [{\"id\": \"a\"}, {\"id\": \"b\"}]}",
+        );
+        let now = ts("2026-06-01T12:00:00Z");
+        let taken = snapshot(&home, "nightly é", 5, &[], now)
+            .expect("snapshot")
+            .expect("taken");
+        assert_eq!(taken.id, "2026-06-01T12-00-00Z");
+        assert_eq!(
+            taken.dir,
+            skills.join(".curator_backups/2026-06-01T12-00-00Z")
+        );
+        assert_eq!(
+            names(&taken.dir),
+            ["cron-jobs.json", "manifest.json", "skills.tar.gz"]
+        );
+        assert_eq!(
+            members(&taken.dir.join("skills.tar.gz")),
+            [
+                "f .usage.json = {}",
+                "d a-skill",
+                "f a-skill/SKILL.md = ---\nname: a-skill\n---\n",
+                "d a-skill/references",
+                "f a-skill/references/x.md = x",
+                "d b-skill",
+                "f b-skill/SKILL.md = ---\nname: b-skill\n---\n",
+                "l notes.md -> a-skill/references/x.md",
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(taken.dir.join("cron-jobs.json")).expect("read"),
+            "{\"jobs\": [{\"id\": \"a\"}, {\"id\": \"b\"}]}"
+        );
+        let size = std::fs::metadata(taken.dir.join("skills.tar.gz"))
+            .expect("stat")
+            .len();
+        let text = std::fs::read_to_string(taken.dir.join("manifest.json")).expect("read");
+        assert_eq!(
+            text,
+            format!(
+                "{{\n  \"archive\": \"skills.tar.gz\",\n  \"archive_bytes\": {size},\n  \"created_at\": \"2026-06-01T12:00:00+00:00\",\n  \"cron_jobs\": {{\n    \"backed_up\": true,\n    \"jobs_count\": 2\n  }},\n  \"id\": \"2026-06-01T12-00-00Z\",\n  \"reason\": \"nightly \\u00e9\",\n  \"skill_files\": 2\n}}"
+            )
+        );
+        assert_eq!(
+            taken.manifest,
+            serde_json::from_str::<Json>(&text).expect("json")
+        );
+    }
+
+    /// The manifest's `cron_jobs` for each state `cron/jobs.json` can be in.
+    #[test]
+    fn cron_jobs_are_copied_and_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let dest = dir.path().join("snap");
+        std::fs::create_dir(&dest).expect("mkdir");
+        let copied = || std::fs::read_to_string(dest.join("cron-jobs.json")).expect("read");
+        assert_eq!(
+            Json::Object(backup_cron_jobs(&home, &dest)),
+            serde_json::json!({"backed_up": false, "jobs_count": 0,
+                "reason": "no cron/jobs.json present"})
+        );
+        assert!(!dest.join("cron-jobs.json").exists());
+        std::fs::create_dir_all(home.cron_jobs()).expect("mkdir");
+        assert_eq!(
+            Json::Object(backup_cron_jobs(&home, &dest)),
+            serde_json::json!({"backed_up": false, "jobs_count": 0,
+                "reason": "read error: Is a directory (os error 21)"})
+        );
+        std::fs::remove_dir(home.cron_jobs()).expect("rmdir");
+        for (text, count) in [
+            ("[1, 2, 3]", 3),
+            ("{\"jobs\": \"none\"}", 0),
+            ("{\"other\": []}", 0),
+            ("\"text\"", 0),
+        ] {
+            write(&home.cron_jobs(), text);
+            assert_eq!(
+                Json::Object(backup_cron_jobs(&home, &dest)),
+                serde_json::json!({"backed_up": true, "jobs_count": count}),
+                "{text}"
+            );
+            assert_eq!(copied(), text);
+        }
+        write(&home.cron_jobs(), "\u{feff}{nope");
+        assert_eq!(
+            Json::Object(backup_cron_jobs(&home, &dest)),
+            serde_json::json!({"backed_up": true, "jobs_count": 0,
+                "parse_warning": "jobs.json was not valid JSON at snapshot time"})
+        );
+        assert_eq!(copied(), "{nope");
+        write(&home.cron_jobs(), "{\"jobs\": [{}, {}]}");
+        assert_eq!(
+            Json::Object(backup_cron_jobs(&home, &dir.path().join("gone"))),
+            serde_json::json!({"backed_up": false, "jobs_count": 2,
+                "reason": "write error: No such file or directory (os error 2)"})
+        );
+    }
+
+    /// Retention keeps the newest `keep` (at least one) and the protected ids, deletes
+    /// stale staging folders, and leaves anything that is not a snapshot folder alone.
+    #[test]
+    fn pruning_keeps_the_newest_and_the_protected() {
+        let (_dir, home) = home_with(&[]);
+        let backups = home.curator_backups_dir();
+        assert_eq!(prune_old(&home, 1, &[]), Vec::<String>::new());
+        for day in 1..=5 {
+            std::fs::create_dir_all(backups.join(format!("2026-06-0{day}T00-00-00Z")))
+                .expect("mkdir");
+        }
+        std::fs::create_dir_all(backups.join(".rollback-staging-2026-06-01T00-00-00Z/a"))
+            .expect("mkdir");
+        std::fs::create_dir(backups.join("notes")).expect("mkdir");
+        write(&backups.join("2026-05-01T00-00-00Z"), "a file");
+        let protect = ["2026-06-01T00-00-00Z".to_string()];
+        assert_eq!(
+            prune_old(&home, 2, &protect),
+            ["2026-06-03T00-00-00Z", "2026-06-02T00-00-00Z"]
+        );
+        assert_eq!(
+            names(&backups),
+            [
+                "2026-05-01T00-00-00Z",
+                "2026-06-01T00-00-00Z",
+                "2026-06-04T00-00-00Z",
+                "2026-06-05T00-00-00Z",
+                "notes"
+            ]
+        );
+        assert_eq!(
+            prune_old(&home, 0, &[]),
+            ["2026-06-04T00-00-00Z", "2026-06-01T00-00-00Z"]
+        );
+        assert_eq!(
+            names(&backups),
+            ["2026-05-01T00-00-00Z", "2026-06-05T00-00-00Z", "notes"]
+        );
+    }
+
+    /// Only folders with a valid id and a tarball are restorable, newest first; the manifest
+    /// is shown as written, with `id`, `path` and `archive_bytes` filled in when missing.
+    #[test]
+    fn listing_resolving_and_the_table() {
+        let (_dir, home) = home_with(&[]);
+        let backups = home.curator_backups_dir();
+        let a = backups.join("2026-06-01T00-00-00Z");
+        write(&a.join("skills.tar.gz"), "abc");
+        write(
+            &a.join("manifest.json"),
+            "{\"reason\": \"pre-rollback to 2026-05-31T23-59-59Z and then some\", \"skill_files\": 3, \"archive_bytes\": 12345}",
+        );
+        let b = backups.join("2026-06-02T00-00-00Z");
+        write(&b.join("skills.tar.gz"), "12345");
+        write(
+            &b.join("manifest.json"),
+            "{\"reason\": null, \"skill_files\": \"7\"}",
+        );
+        let no_tarball = backups.join("2026-06-03T00-00-00Z");
+        write(&no_tarball.join("manifest.json"), "[1]");
+        let not_an_id = backups.join("notes");
+        write(&not_an_id.join("skills.tar.gz"), "abc");
+        let bad_manifest = backups.join("2026-05-01T00-00-00Z");
+        write(&bad_manifest.join("skills.tar.gz"), "");
+        write(&bad_manifest.join("manifest.json"), "{nope");
+
+        let rows = list(&home);
+        assert_eq!(
+            rows,
+            [
+                serde_json::json!({"reason": null, "skill_files": "7",
+                    "id": "2026-06-02T00-00-00Z", "path": b.display().to_string(),
+                    "archive_bytes": 5}),
+                serde_json::json!({"reason": "pre-rollback to 2026-05-31T23-59-59Z and then some",
+                    "skill_files": 3, "archive_bytes": 12345,
+                    "id": "2026-06-01T00-00-00Z", "path": a.display().to_string()}),
+                serde_json::json!({"id": "2026-05-01T00-00-00Z",
+                    "path": bad_manifest.display().to_string(), "archive_bytes": 0}),
+            ]
+        );
+        assert_eq!(
+            summarize(&rows),
+            [
+                "id                        reason                                    skills      size",
+                &"─".repeat(84),
+                "2026-06-02T00-00-00Z      ?                                              0       5 B",
+                "2026-06-01T00-00-00Z      pre-rollback to 2026-05-31T23-59-59Z and       3   12.1 KB",
+                "2026-05-01T00-00-00Z      ?                                              0       0 B",
+            ]
+            .join("\n")
+        );
+        assert_eq!(summarize(&[]), "No curator snapshots yet.");
+
+        assert_eq!(resolve(&home, None), Some(b.clone()));
+        assert_eq!(
+            resolve(&home, Some("2026-06-01T00-00-00Z")),
+            Some(a.clone())
+        );
+        assert_eq!(resolve(&home, Some("2026-06-03T00-00-00Z")), None);
+        assert_eq!(resolve(&home, Some("notes")), None);
+        assert_eq!(resolve(&home, Some("2026-06-09T00-00-00Z")), None);
+
+        assert_eq!(
+            read_manifest(&a),
+            serde_json::json!({"reason": "pre-rollback to 2026-05-31T23-59-59Z and then some",
+                "skill_files": 3, "archive_bytes": 12345})
+        );
+        assert_eq!(read_manifest(&no_tarball), serde_json::json!({}));
+        assert_eq!(read_manifest(&bad_manifest), serde_json::json!({}));
+        assert_eq!(read_manifest(&not_an_id), serde_json::json!({}));
+    }
+
+    #[test]
+    fn sizes_switch_unit_at_1024() {
+        assert_eq!(format_size(1024), "1.0 KB");
+        assert_eq!(format_size(1024 * 1024 - 1), "1024.0 KB");
+        assert_eq!(format_size(1024 * 1024), "1.0 MB");
+        assert_eq!(format_size(1024 * 1024 * 1024), "1.0 GB");
+    }
+
+    #[test]
+    fn the_no_match_message_names_the_id() {
+        assert_eq!(
+            no_match_message(None),
+            "no matching backup found (use `hermes-curate rollback --list` to see available snapshots)"
+        );
+        assert_eq!(
+            no_match_message(Some("2026-06-01T00-00-00Z")),
+            "no matching backup found for id '2026-06-01T00-00-00Z' (use `hermes-curate rollback --list` to see available snapshots)"
+        );
+    }
+
+    #[test]
+    fn members_are_checked_like_pythons_data_filter() {
+        use tar::EntryType as T;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let archive = dir.path().join("x.tar.gz");
+        crafted(
+            &archive,
+            &[
+                ("a", T::Directory, ""),
+                ("a/SKILL.md", T::Regular, "text"),
+                ("a/link", T::Symlink, "../b/SKILL.md"),
+                ("a/up", T::Symlink, ".."),
+                ("b/hard", T::Link, "a/SKILL.md"),
+                ("./c", T::Regular, ""),
+                ("d", T::Continuous, ""),
+            ],
+        );
+        assert_eq!(check_members(&archive), Ok(()));
+        for (member, error) in [
+            (
+                ("../evil", T::Regular, ""),
+                "refusing to extract unsafe path: \"../evil\"",
+            ),
+            (
+                ("/etc/evil", T::Regular, ""),
+                "refusing to extract unsafe path: \"/etc/evil\"",
+            ),
+            (
+                ("a/link", T::Symlink, "../../outside"),
+                "refusing to extract \"a/link\": its link points outside skills/",
+            ),
+            (
+                ("a/abs", T::Symlink, "/etc/passwd"),
+                "refusing to extract \"a/abs\": its link points outside skills/",
+            ),
+            (
+                ("a/b/hard", T::Link, "../z"),
+                "refusing to extract \"a/b/hard\": its link points outside skills/",
+            ),
+            (
+                ("fifo", T::Fifo, ""),
+                "refusing to extract \"fifo\": unsupported member type Fifo",
+            ),
+        ] {
+            crafted(&archive, &[("ok", T::Regular, "x"), member]);
+            assert_eq!(check_members(&archive), Err(error.to_string()));
+        }
+        assert!(stays_inside(Path::new("./a/./..")));
+        assert!(!stays_inside(Path::new("..")));
+    }
+
+    /// A rollback takes a safety snapshot, replaces every top-level entry but the excluded
+    /// ones, drops the prompt snapshot, puts the cron skill links back, and reports it.
+    #[test]
+    fn rollback_restores_the_tree_and_the_cron_links() {
+        let (dir, home) = home_with(&[("a-skill/SKILL.md", "v1")]);
+        let skills = home.skills_dir();
+        write(
+            &home.cron_jobs(),
+            "{\"jobs\": [{\"id\": \"j\", \"skills\": [\"a-skill\"], \"skill\": \"a-skill\"}]}",
+        );
+        let first = snapshot(&home, "pre-curator-run", 5, &[], ts("2026-06-01T12:00:00Z"))
+            .expect("snapshot")
+            .expect("taken");
+        write(&skills.join("a-skill/SKILL.md"), "v2");
+        write(&skills.join("new-skill/SKILL.md"), "new");
+        write(&skills.join(".hub/x"), "hub");
+        write(
+            &home.cron_jobs(),
+            "{\"jobs\": [{\"id\": \"j\", \"skills\": [\"umbrella\"], \"skill\": \"umbrella\"}]}",
+        );
+        write(&dir.path().join(".skills_prompt_snapshot.json"), "{}");
+
+        let done = rollback(&home, None, 5, ts("2026-06-02T08:30:00Z")).expect("rollback");
+        assert_eq!(
+            done,
+            Rolledback {
+                id: "2026-06-01T12-00-00Z".into(),
+                safety_snapshot: Some("2026-06-02T08-30-00Z".into()),
+                message: "restored from snapshot 2026-06-01T12-00-00Z; cron links: 1 job(s) had skill links restored".into(),
+            }
+        );
+        assert_eq!(names(&skills), [".curator_backups", ".hub", "a-skill"]);
+        assert_eq!(
+            std::fs::read_to_string(skills.join("a-skill/SKILL.md")).expect("read"),
+            "v1"
+        );
+        assert_eq!(
+            std::fs::read_to_string(skills.join(".hub/x")).expect("read"),
+            "hub"
+        );
+        assert!(!dir.path().join(".skills_prompt_snapshot.json").exists());
+        assert_eq!(
+            crate::curator::cron::referenced_skill_names(&home).expect("jobs"),
+            std::collections::BTreeSet::from(["a-skill".to_string()])
+        );
+        let backups = home.curator_backups_dir();
+        assert_eq!(
+            names(&backups),
+            ["2026-06-01T12-00-00Z", "2026-06-02T08-30-00Z"]
+        );
+        let safety = backups.join("2026-06-02T08-30-00Z");
+        assert_eq!(
+            members(&safety.join("skills.tar.gz")),
+            [
+                "d a-skill",
+                "f a-skill/SKILL.md = v2",
+                "d new-skill",
+                "f new-skill/SKILL.md = new"
+            ]
+        );
+        assert_eq!(
+            read_manifest(&safety)["reason"],
+            "pre-rollback to 2026-06-01T12-00-00Z"
+        );
+        assert_eq!(first.id, "2026-06-01T12-00-00Z");
+    }
+
+    /// With `keep` 1 the safety snapshot and the target survive; the others go.
+    #[test]
+    fn the_rollback_target_is_protected_from_retention() {
+        let (_dir, home) = home_with(&[("a/SKILL.md", "a")]);
+        for t in [
+            "2026-06-01T00:00:00Z",
+            "2026-06-02T00:00:00Z",
+            "2026-06-03T00:00:00Z",
+        ] {
+            snapshot(&home, "manual", 5, &[], ts(t)).expect("snapshot");
+        }
+        let done = rollback(
+            &home,
+            Some("2026-06-01T00-00-00Z"),
+            1,
+            ts("2026-06-04T00:00:00Z"),
+        )
+        .expect("rollback");
+        assert_eq!(done.message, "restored from snapshot 2026-06-01T00-00-00Z");
+        assert_eq!(
+            names(&home.curator_backups_dir()),
+            ["2026-06-01T00-00-00Z", "2026-06-04T00-00-00Z"]
+        );
+    }
+
+    #[test]
+    fn rollback_refuses_a_missing_or_unsafe_snapshot_before_touching_anything() {
+        let (_dir, home) = home_with(&[("keep/SKILL.md", "mine")]);
+        let now = ts("2026-06-04T00:00:00Z");
+        assert_eq!(rollback(&home, None, 5, now), Err(no_match_message(None)));
+        assert_eq!(
+            rollback(&home, Some("nope"), 5, now),
+            Err(no_match_message(Some("nope")))
+        );
+        let backups = home.curator_backups_dir();
+        crafted(
+            &backups.join("2026-06-01T00-00-00Z/skills.tar.gz"),
+            &[("../evil", tar::EntryType::Regular, "x")],
+        );
+        assert_eq!(
+            rollback(&home, None, 5, now),
+            Err("snapshot 2026-06-01T00-00-00Z cannot be restored: refusing to extract unsafe path: \"../evil\"".into())
+        );
+        assert_eq!(names(&backups), ["2026-06-01T00-00-00Z"]);
+        assert_eq!(names(&home.skills_dir()), [".curator_backups", "keep"]);
+    }
+
+    /// A member that cannot be written (a file under a name the snapshot made a file)
+    /// stops the extraction: what was extracted goes, what was there comes back.
+    #[test]
+    fn a_failed_extraction_puts_the_tree_back() {
+        use tar::EntryType as T;
+        let (_dir, home) = home_with(&[("keep/SKILL.md", "mine")]);
+        let skills = home.skills_dir();
+        std::os::unix::fs::symlink("keep", skills.join("alias")).expect("symlink");
+        let backups = home.curator_backups_dir();
+        crafted(
+            &backups.join("2026-06-01T00-00-00Z/skills.tar.gz"),
+            &[
+                ("newdir", T::Directory, ""),
+                ("newdir/x", T::Regular, "x"),
+                ("newlink", T::Symlink, "newdir"),
+                ("newfile", T::Regular, "f"),
+                ("newfile/b", T::Regular, "b"),
+            ],
+        );
+        let err = rollback(&home, None, 5, ts("2026-06-04T00:00:00Z")).expect_err("fails");
+        assert_eq!(
+            err,
+            format!(
+                "snapshot extract failed (state restored): failed to unpack `{}`",
+                skills.join("newfile/b").display()
+            )
+        );
+        assert_eq!(names(&skills), [".curator_backups", "alias", "keep"]);
+        assert_eq!(
+            std::fs::read_to_string(skills.join("alias/SKILL.md")).expect("read"),
+            "mine"
+        );
+        assert_eq!(
+            names(&backups),
+            ["2026-06-01T00-00-00Z", "2026-06-04T00-00-00Z"]
+        );
+    }
+
+    /// The staging folder's name counts up from `-01` past names already taken (here by
+    /// files, which retention leaves alone; `-00`, a dangling link, could not be created).
+    #[test]
+    fn staging_names_count_up_from_one() {
+        let (_dir, home) = home_with(&[("a/SKILL.md", "a")]);
+        snapshot(&home, "manual", 5, &[], ts("2026-06-01T00:00:00Z")).expect("snapshot");
+        let backups = home.curator_backups_dir();
+        write(&backups.join(".rollback-staging-2026-06-04T00-00-00Z"), "");
+        write(
+            &backups.join(".rollback-staging-2026-06-04T00-00-00Z-01"),
+            "",
+        );
+        std::os::unix::fs::symlink(
+            "nowhere/at/all",
+            backups.join(".rollback-staging-2026-06-04T00-00-00Z-00"),
+        )
+        .expect("symlink");
+        let done = rollback(&home, None, 5, ts("2026-06-04T00:00:00Z")).expect("rollback");
+        assert_eq!(done.message, "restored from snapshot 2026-06-01T00-00-00Z");
+        assert_eq!(
+            names(&backups),
+            [
+                ".rollback-staging-2026-06-04T00-00-00Z",
+                ".rollback-staging-2026-06-04T00-00-00Z-00",
+                ".rollback-staging-2026-06-04T00-00-00Z-01",
+                "2026-06-01T00-00-00Z",
+                "2026-06-04T00-00-00Z"
+            ]
+        );
+    }
+
+    /// A snapshot whose cron file names no job with an id says nothing about cron links.
+    #[test]
+    fn rollback_without_cron_links_to_restore_says_only_restored() {
+        let (_dir, home) = home_with(&[("a/SKILL.md", "a")]);
+        write(&home.cron_jobs(), "{\"jobs\": [{\"name\": \"no id\"}]}");
+        snapshot(&home, "manual", 5, &[], ts("2026-06-01T00:00:00Z")).expect("snapshot");
+        let done = rollback(&home, None, 5, ts("2026-06-04T00:00:00Z")).expect("rollback");
+        assert_eq!(done.message, "restored from snapshot 2026-06-01T00-00-00Z");
+    }
 }

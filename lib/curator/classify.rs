@@ -73,31 +73,25 @@ pub fn has_word(hay: &str, needle: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let word_start = needle.chars().next().is_some_and(is_word);
     let word_end = needle.chars().last().is_some_and(is_word);
-    let mut from = 0;
-    while let Some(i) = hay[from..].find(needle) {
-        let start = from + i;
-        let end = start + needle.len();
-        let before = hay[..start].chars().next_back();
-        let after = hay[end..].chars().next();
-        let left = if word_start {
-            before.is_none_or(|c| !is_word(c))
-        } else {
-            before.is_some_and(is_word)
-        };
-        let right = if word_end {
-            after.is_none_or(|c| !is_word(c))
-        } else {
-            after.is_some_and(is_word)
-        };
-        if left && right {
-            return true;
-        }
-        from = start + needle.len().max(1);
-        while !hay.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    false
+    // Every occurrence is tried, overlapping ones too, as `re.search` tries every position:
+    // `a-a` in `xa-a-a` is not a word at 1 but is at 3.
+    hay.char_indices()
+        .filter(|&(start, _)| hay[start..].starts_with(needle))
+        .any(|(start, _)| {
+            let before = hay[..start].chars().next_back();
+            let after = hay[start + needle.len()..].chars().next();
+            let left = if word_start {
+                before.is_none_or(|c| !is_word(c))
+            } else {
+                before.is_some_and(is_word)
+            };
+            let right = if word_end {
+                after.is_none_or(|c| !is_word(c))
+            } else {
+                after.is_some_and(is_word)
+            };
+            left && right
+        })
 }
 
 /// The audit: for a removed skill, the first `skill_manage` call on a destination that
@@ -170,14 +164,13 @@ pub fn structured_summary(
     if !opener_rest.trim().is_empty() {
         return (consolidations, prunings);
     }
-    let body_start = &after_fence[newline + 1..];
-    let Some(end) = body_start
-        .find("\n```")
-        .or_else(|| body_start.starts_with("```").then_some(0))
-    else {
+    // The body keeps the opener's newline, so that the closing fence of an empty block is
+    // found by the same search (a leading blank line means nothing to YAML).
+    let body = &after_fence[newline..];
+    let Some(end) = body.find("\n```") else {
         return (consolidations, prunings);
     };
-    let Ok(doc) = crate::yaml::load(&body_start[..end], "summary") else {
+    let Ok(doc) = crate::yaml::load(&body[..end], "summary") else {
         return (consolidations, prunings);
     };
     let doc = doc.to_json();
@@ -456,6 +449,280 @@ mod tests {
         assert_eq!(
             rename_summary(&c),
             "archived 5 skill(s):\n  • docker-a → docker\n  • docker-b → docker\n  • docker-c → docker\n  • old-notes — pruned (stale)\n  • stray — pruned (stale)\nfull report: hermes-curate status\nkeep an umbrella stable: hermes-curate pin docker"
+        );
+    }
+
+    #[test]
+    fn path_components_drop_one_extension_but_never_a_leading_dot() {
+        assert!(needle_in_path(".env", "config/.env"));
+        assert!(!needle_in_path("notes", "a\\b\\notes.tar.gz"));
+        assert!(needle_in_path("notes.tar", "a\\b\\notes.tar.gz"));
+        assert!(needle_in_path("docker-c", "references/docker_c.md"));
+        assert!(!needle_in_path("docker-c", "references/docker_cx.md"));
+    }
+
+    #[test]
+    fn word_boundaries_are_pythons() {
+        // Underscore is a word character, a hyphen is not.
+        assert!(!has_word("my_test here", "test"));
+        assert!(!has_word("test_it", "test"));
+        assert!(has_word("pre-test", "test"));
+        // A later occurrence is found after an earlier one that is not a word.
+        assert!(has_word("tests test", "test"));
+        assert!(has_word("é-test é", "test"));
+        // `\b` before a non-word first character needs a word character before it.
+        assert!(has_word("a-x", "-x"));
+        assert!(!has_word(" -x", "-x"));
+        assert!(!has_word("-x", "-x"));
+        assert!(has_word("x-a", "x-"));
+        assert!(!has_word("x- a", "x-"));
+        assert!(!has_word("anything", ""));
+        // Overlapping occurrences: the second one is a whole word (Python finds it too).
+        assert!(has_word("xa-a-a", "a-a"));
+    }
+
+    /// The audit skips other tools, nameless calls, calls on the removed skill itself and
+    /// on skills that are not in the library after the pass; it matches a path component
+    /// in `file_path` and a whole word elsewhere, under `-`/`_` spellings; first hit wins.
+    #[test]
+    fn the_audit_reads_destinations_only() {
+        let dest = set(&["", "docker", "other"]);
+        let tool = |name: &str, args: Value| Call {
+            name: name.into(),
+            arguments: args,
+        };
+        let calls = vec![
+            tool(
+                "write_file",
+                json!({"name": "docker", "content": "open_webui"}),
+            ),
+            call(json!({"action": "patch", "content": "open_webui"})),
+            call(json!({"action": "patch", "name": "", "content": "open_webui"})),
+            call(json!({"action": "patch", "name": "ghost", "content": "open_webui"})),
+            call(json!({"action": "patch", "name": "open-webui", "content": "open_webui"})),
+            call(
+                json!({"name": "docker", "file_path": "references/open-webui-setup.md",
+                "new_string": "x"}),
+            ),
+            call(json!({"action": "edit", "name": "docker",
+                "file_path": "references/open_webui/notes.md"})),
+            call(json!({"action": "patch", "name": "other", "content": "open_webui"})),
+        ];
+        assert_eq!(
+            audit("open-webui", &calls, &dest),
+            Some((
+                "docker".into(),
+                "skill_manage action=edit on 'docker' referenced 'open-webui' in references/open_webui/notes.md".into()
+            ))
+        );
+        // A file path is not searched for words, content is not split into components.
+        let calls = vec![
+            call(json!({"action": "write_file", "name": "docker",
+                "file_path": "references/api-design.md"})),
+            call(json!({"action": "create", "name": "other",
+                "content": "see api-design", "file_content": "x"})),
+        ];
+        let long = "x".repeat(100);
+        assert_eq!(
+            audit("api", &calls, &dest),
+            Some((
+                "other".into(),
+                "skill_manage action=create on 'other' referenced 'api' in see api-design".into()
+            ))
+        );
+        let calls = vec![call(
+            json!({"name": "docker", "file_content": format!("docker_b {long}")}),
+        )];
+        assert_eq!(
+            audit("docker-b", &calls, &dest),
+            Some((
+                "docker".into(),
+                format!(
+                    "skill_manage action=? on 'docker' referenced 'docker-b' in docker_b {}",
+                    &long[..71]
+                )
+            ))
+        );
+        assert_eq!(
+            audit("docker_b", &calls, &dest).map(|h| h.0),
+            Some("docker".into())
+        );
+        assert_eq!(audit("stray", &calls, &dest), None);
+    }
+
+    #[test]
+    fn the_summary_block_is_read_from_the_first_yaml_fence() {
+        let (c, p) = structured_summary(
+            "Intro\n```YML  \nconsolidations:\n  - from: ' a '\n    into: ' b '\n    reason: ' why '\n  - from: c\n    into: ''\n  - from: ''\n    into: d\n  - into: e\n  - from: f\n    into: g\nprunings:\n  - name: old\n    reason: stale\n  - name: ' '\n    reason: blank\n  - name: bare\n```\n```yaml\nprunings:\n  - name: later\n```\n",
+        );
+        assert_eq!(
+            c,
+            BTreeMap::from([
+                ("a".to_string(), ("b".to_string(), "why".to_string())),
+                ("f".to_string(), ("g".to_string(), String::new())),
+            ])
+        );
+        assert_eq!(
+            p,
+            BTreeMap::from([
+                ("bare".to_string(), String::new()),
+                ("old".to_string(), "stale".to_string()),
+            ])
+        );
+        let none = (BTreeMap::new(), BTreeMap::new());
+        for text in [
+            "no fence",
+            "```yaml",
+            "```yaml x\nprunings:\n  - name: a\n```",
+            "```yaml\nprunings:\n  - name: a\n",
+            "```yaml\nprunings: [\n```",
+        ] {
+            assert_eq!(structured_summary(text), none, "{text}");
+        }
+        assert_eq!(structured_summary("```yaml\n```"), none);
+        assert_eq!(
+            structured_summary("```yaml\nprunings:\n  - name: a\n```").1,
+            BTreeMap::from([("a".to_string(), String::new())])
+        );
+    }
+
+    #[test]
+    fn declarations_are_deletes_with_absorbed_into_later_ones_winning() {
+        let calls = vec![
+            call(json!({"action": "delete", "name": " a ", "absorbed_into": " x "})),
+            call(json!({"action": "delete", "name": "a", "absorbed_into": "y"})),
+            call(json!({"action": "patch", "name": "b", "absorbed_into": "x"})),
+            call(json!({"action": "delete", "name": "  ", "absorbed_into": "x"})),
+            call(json!({"action": "delete", "name": "c"})),
+            call(json!({"action": "delete", "name": "d", "absorbed_into": 3})),
+            call(json!({"action": "delete", "name": "e", "absorbed_into": ""})),
+            Call {
+                name: "other_tool".into(),
+                arguments: json!({"action": "delete", "name": "f", "absorbed_into": "x"}),
+            },
+        ];
+        assert_eq!(
+            declarations(&calls),
+            BTreeMap::from([
+                ("a".to_string(), "y".to_string()),
+                ("e".to_string(), String::new()),
+            ])
+        );
+    }
+
+    /// Rules 1 to 6 of reference `loop` §4.9, each on its own removed skill.
+    #[test]
+    fn every_reconciliation_rule() {
+        let before = set(&[
+            "both",
+            "declared",
+            "forgotten",
+            "found",
+            "lost",
+            "misdeclared",
+            "overruled",
+            "umbrella",
+        ]);
+        let after = set(&["umbrella", "new-one"]);
+        let calls = vec![
+            call(json!({"action": "delete", "name": "declared", "absorbed_into": "umbrella"})),
+            call(json!({"action": "delete", "name": "misdeclared", "absorbed_into": "ghost"})),
+            call(json!({"action": "patch", "name": "umbrella",
+                "content": "both found overruled declared"})),
+        ];
+        let text = "```yaml\nconsolidations:\n  - from: declared\n    into: umbrella\n    reason: r1\n  - from: misdeclared\n    into: umbrella\n    reason: r2\n  - from: both\n    into: umbrella\n    reason: r3\n  - from: lost\n    into: ghost\n    reason: r4\n  - from: found\n    into: ghost\nprunings:\n  - name: overruled\n    reason: r5\n  - name: forgotten\n    reason: r6\n```";
+        let c = classify(&before, &after, &calls, text);
+        let ev = |name: &str| {
+            format!(
+                "skill_manage action=patch on 'umbrella' referenced '{name}' in both found overruled declared"
+            )
+        };
+        assert_eq!(
+            c.consolidated,
+            [
+                json!({"name": "both", "into": "umbrella", "source": "model+audit",
+                    "reason": "r3", "evidence": ev("both")}),
+                json!({"name": "declared", "into": "umbrella",
+                    "source": "absorbed_into (model-declared at delete)", "reason": "r1",
+                    "evidence": ev("declared")}),
+                json!({"name": "found", "into": "umbrella",
+                    "source": "tool-call audit (model named missing umbrella)", "reason": "",
+                    "evidence": ev("found"), "model_claimed_into": "ghost"}),
+                json!({"name": "misdeclared", "into": "umbrella", "source": "model",
+                    "reason": "r2"}),
+                json!({"name": "overruled", "into": "umbrella",
+                    "source": "tool-call audit (model omitted from structured block)",
+                    "reason": "", "evidence": ev("overruled")}),
+            ]
+        );
+        assert_eq!(
+            c.pruned,
+            [
+                json!({"name": "forgotten", "source": "model", "reason": "r6"}),
+                json!({"name": "lost",
+                    "source": "fallback (model named missing umbrella, no tool-call evidence)",
+                    "reason": ""}),
+            ]
+        );
+        assert_eq!(c.added, ["new-one"]);
+        assert_eq!(
+            c.rename_map(),
+            BTreeMap::from(
+                ["both", "declared", "found", "misdeclared", "overruled"]
+                    .map(|n| (n.to_string(), "umbrella".to_string()))
+            )
+        );
+        assert_eq!(c.pruned_names(), ["forgotten", "lost"]);
+    }
+
+    /// A declared umbrella's reason comes from the YAML only when the YAML names the same
+    /// umbrella; a declared prune takes the YAML pruning's reason.
+    #[test]
+    fn declared_entries_take_the_yaml_reason_of_the_same_target() {
+        let before = set(&["a", "b", "c", "u", "v"]);
+        let after = set(&["u", "v"]);
+        let calls = vec![
+            call(json!({"action": "delete", "name": "a", "absorbed_into": "u"})),
+            call(json!({"action": "delete", "name": "b", "absorbed_into": "u"})),
+            call(json!({"action": "delete", "name": "c", "absorbed_into": ""})),
+        ];
+        let text = "```yaml\nconsolidations:\n  - from: a\n    into: u\n    reason: same\n  - from: b\n    into: v\n    reason: other\nprunings:\n  - name: c\n    reason: stale\n```";
+        let c = classify(&before, &after, &calls, text);
+        assert_eq!(
+            c.consolidated,
+            [
+                json!({"name": "a", "into": "u",
+                    "source": "absorbed_into (model-declared at delete)", "reason": "same"}),
+                json!({"name": "b", "into": "u",
+                    "source": "absorbed_into (model-declared at delete)", "reason": ""}),
+            ]
+        );
+        assert_eq!(
+            c.pruned,
+            [
+                json!({"name": "c", "source": "absorbed_into=\"\" (model-declared prune)",
+                "reason": "stale"})
+            ]
+        );
+    }
+
+    #[test]
+    fn the_rename_summary_shows_ten_bullets() {
+        let mut c = Classification::default();
+        assert_eq!(rename_summary(&c), "");
+        for n in 0..10 {
+            c.pruned.push(json!({"name": format!("p{n}")}));
+        }
+        let ten = rename_summary(&c);
+        assert_eq!(
+            ten,
+            "archived 10 skill(s):\n  • p0 — pruned (stale)\n  • p1 — pruned (stale)\n  • p2 — pruned (stale)\n  • p3 — pruned (stale)\n  • p4 — pruned (stale)\n  • p5 — pruned (stale)\n  • p6 — pruned (stale)\n  • p7 — pruned (stale)\n  • p8 — pruned (stale)\n  • p9 — pruned (stale)\nfull report: hermes-curate status"
+        );
+        c.consolidated.push(json!({"name": "z", "into": "zeta"}));
+        c.consolidated.push(json!({"name": "y", "into": "alpha"}));
+        assert_eq!(
+            rename_summary(&c),
+            "archived 12 skill(s):\n  • z → zeta\n  • y → alpha\n  • p0 — pruned (stale)\n  • p1 — pruned (stale)\n  • p2 — pruned (stale)\n  • p3 — pruned (stale)\n  • p4 — pruned (stale)\n  • p5 — pruned (stale)\n  • p6 — pruned (stale)\n  • p7 — pruned (stale)\n  … and 2 more\nfull report: hermes-curate status\nkeep an umbrella stable: hermes-curate pin alpha"
         );
     }
 }

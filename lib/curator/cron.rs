@@ -116,10 +116,9 @@ fn escape_controls_in_strings(text: &str) -> String {
 /// one name), else the legacy `skill`; stripped, empty ones dropped, first occurrence kept.
 pub fn skill_list(job: &Map<String, Json>) -> Vec<String> {
     let raw: Vec<&Json> = match job.get("skills") {
-        None | Some(Json::Null) => match job.get("skill") {
-            Some(v) if crate::pytext::truthy(v) => vec![v],
-            _ => Vec::new(),
-        },
+        // A falsy legacy `skill` (null, "", false, 0, an empty list) reads as "" and is
+        // dropped like any empty name.
+        None | Some(Json::Null) => job.get("skill").into_iter().collect(),
         Some(Json::Array(items)) => items.iter().collect(),
         Some(Json::Object(map)) => return dedup(map.keys().map(|k| k.trim().to_string())),
         Some(other) => vec![other],
@@ -147,13 +146,12 @@ fn dedup(items: impl Iterator<Item = String>) -> Vec<String> {
 /// `str(item or "")` for the values a job list holds in practice.
 fn py_str(value: &Json) -> String {
     match value {
-        Json::Null => String::new(),
         Json::String(s) => s.clone(),
-        Json::Bool(false) => String::new(),
         Json::Bool(true) => "True".into(),
         Json::Number(n) if n.as_f64() == Some(0.0) => String::new(),
         Json::Number(n) => n.to_string(),
-        // A nested list or object is never a skill name; Python's repr of it is not either.
+        // `null` and `false` are falsy (`item or ""`); a nested list or object is never a
+        // skill name, and Python's repr of it is not either.
         _ => String::new(),
     }
 }
@@ -413,6 +411,7 @@ pub fn rewrite_skill_refs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn jobs(text: &str) -> Jobs {
         match parse(text.as_bytes()) {
@@ -467,5 +466,293 @@ mod tests {
             text,
             "{\n  \"jobs\": [\n    {\n      \"id\": \"a\",\n      \"name\": \"\\u00c4\",\n      \"skills\": [\n        \"old\",\n        \"two\"\n      ],\n      \"skill\": \"old\",\n      \"schedule\": \"live\"\n    },\n    {\n      \"id\": \"b\",\n      \"skills\": [\n        \"same\"\n      ]\n    }\n  ],\n  \"updated_at\": \"2026-06-01T12:00:00+00:00\"\n}"
         );
+    }
+
+    fn home_with_jobs(text: &str) -> (tempfile::TempDir, Home) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(home.cron_jobs(), text).expect("write");
+        (dir, home)
+    }
+
+    fn ts(s: &str) -> Timestamp {
+        clock::parse_timestamp(s).expect("ts")
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Raw control characters are escaped inside strings only (after an escaped quote the
+    /// string goes on; whitespace between tokens stays as it is).
+    #[test]
+    fn control_characters_inside_strings_are_escaped() {
+        let text = "{\n\t\"jobs\": [{\"id\": \"a\\\"\tb\", \"p\": \"\\\\\u{1}\", \"q\": \"x\u{1f} \u{7f}\"}]\r\n}";
+        assert_eq!(
+            escape_controls_in_strings(text),
+            "{\n\t\"jobs\": [{\"id\": \"a\\\"\\u0009b\", \"p\": \"\\\\\\u0001\", \"q\": \"x\\u001f \u{7f}\"}]\r\n}"
+        );
+        assert_eq!(
+            jobs(text).jobs,
+            [serde_json::json!({"id": "a\"\tb", "p": "\\\u{1}", "q": "x\u{1f} \u{7f}"})]
+        );
+    }
+
+    #[test]
+    fn skill_lists_read_values_as_python_str_does() {
+        let list = |v: Json| match v {
+            Json::Object(m) => skill_list(&m),
+            _ => panic!("object"),
+        };
+        assert_eq!(
+            list(
+                serde_json::json!({"skills": [" a ", "", "a", true, false, 0, 0.0, 7, 1.5,
+                null, [], {}, "b"]})
+            ),
+            ["a", "True", "7", "1.5", "b"]
+        );
+        assert_eq!(
+            list(serde_json::json!({"skills": {" x ": 1, "y": 2}})),
+            ["x", "y"]
+        );
+        assert_eq!(list(serde_json::json!({"skills": 5})), ["5"]);
+        assert_eq!(
+            list(serde_json::json!({"skills": null, "skill": " s "})),
+            ["s"]
+        );
+        for falsy in [
+            serde_json::json!(null),
+            serde_json::json!(""),
+            serde_json::json!(false),
+            serde_json::json!(0),
+            serde_json::json!([]),
+        ] {
+            assert_eq!(
+                list(serde_json::json!({"skill": falsy})),
+                Vec::<String>::new()
+            );
+        }
+        assert_eq!(list(serde_json::json!({"skill": true})), ["True"]);
+        assert_eq!(list(serde_json::json!({})), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_bare_slash_names_no_skill() {
+        let j = jobs("{\"jobs\": [{\"skills\": [\"/\", \" / \", \"//x\"]}]}");
+        assert_eq!(referenced_names(&j), set(&["x"]));
+    }
+
+    #[test]
+    fn the_homes_references_or_why_they_are_unknown() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        assert_eq!(
+            referenced_skill_names(&home).expect("none"),
+            BTreeSet::new()
+        );
+        std::fs::create_dir_all(home.cron_jobs()).expect("mkdir");
+        assert_eq!(
+            referenced_skill_names(&home)
+                .expect_err("a folder")
+                .to_string(),
+            format!(
+                "cannot read {}: Is a directory (os error 21)",
+                home.cron_jobs().display()
+            )
+        );
+        let (_dir, home) =
+            home_with_jobs("{\"jobs\": [{\"skill\": \"/pdf\"}, {\"skills\": [\"x\"]}]}");
+        assert_eq!(
+            referenced_skill_names(&home).expect("read"),
+            set(&["pdf", "x"])
+        );
+        let (_dir, home) = home_with_jobs("{\"jobs\": [}");
+        assert_eq!(
+            referenced_skill_names(&home).expect_err("bad").to_string(),
+            format!(
+                "{} is not valid JSON (expected value at line 1 column 11)",
+                home.cron_jobs().display()
+            )
+        );
+        let (_dir, home) = home_with_jobs("3");
+        assert_eq!(
+            referenced_skill_names(&home)
+                .expect_err("shape")
+                .to_string(),
+            format!(
+                "{}: expected {{\"jobs\": [...]}}, got number",
+                home.cron_jobs().display()
+            )
+        );
+    }
+
+    #[test]
+    fn the_link_restore_message_names_what_happened() {
+        let report = |restored, skipped_missing, unchanged| LinkRestore {
+            attempted: true,
+            restored,
+            skipped_missing,
+            unchanged,
+            error: None,
+        };
+        assert_eq!(LinkRestore::default().message(), "");
+        assert_eq!(report(0, 0, 0).message(), "");
+        assert_eq!(
+            report(2, 0, 0).message(),
+            "cron links: 2 job(s) had skill links restored"
+        );
+        assert_eq!(
+            report(0, 3, 0).message(),
+            "cron links: 3 backed-up job(s) no longer exist (skipped)"
+        );
+        assert_eq!(report(0, 0, 1).message(), "cron links: 1 already matched");
+        let failed = LinkRestore {
+            error: Some("boom".into()),
+            ..report(1, 1, 1)
+        };
+        assert_eq!(failed.message(), "cron links: error — boom");
+    }
+
+    /// A job whose `skills` match but whose `skill` differs is restored; a value absent
+    /// (or null) in the backup removes the key; a job without an id is left alone.
+    #[test]
+    fn restore_matches_both_fields_and_removes_absent_ones() {
+        let (_dir, home) = home_with_jobs(
+            r#"[{"id": "a", "skills": ["x"], "skill": "y"}, {"id": "b", "skill": "z", "skills": null}, {"id": "", "skills": ["q"]}, {"skills": ["q"]}, {"id": "c", "skill": null}]"#,
+        );
+        let backup = br#"{"jobs": [{"id": "a", "skills": ["x"], "skill": "x"}, {"id": "b", "skills": null}, {"id": "", "skills": ["r"]}, {"skills": ["r"]}, {"id": "c"}, "junk"]}"#;
+        let report = restore_links(&home, backup, ts("2026-06-01T12:00:00Z"));
+        assert_eq!(
+            report,
+            LinkRestore {
+                attempted: true,
+                restored: 2,
+                skipped_missing: 0,
+                unchanged: 1,
+                error: None
+            }
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.cron_jobs()).expect("read"),
+            "{\n  \"jobs\": [\n    {\n      \"id\": \"a\",\n      \"skills\": [\n        \"x\"\n      ],\n      \"skill\": \"x\"\n    },\n    {\n      \"id\": \"b\"\n    },\n    {\n      \"id\": \"\",\n      \"skills\": [\n        \"q\"\n      ]\n    },\n    {\n      \"skills\": [\n        \"q\"\n      ]\n    },\n    {\n      \"id\": \"c\",\n      \"skill\": null\n    }\n  ],\n  \"updated_at\": \"2026-06-01T12:00:00+00:00\"\n}"
+        );
+    }
+
+    #[test]
+    fn restore_reports_what_it_could_not_do() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let (_dir, home) = home_with_jobs("{\"jobs\": [{\"id\": \"a\", \"skills\": [\"x\"]}]}");
+        let unchanged = std::fs::read_to_string(home.cron_jobs()).expect("read");
+        let error = |bytes: &[u8]| restore_links(&home, bytes, now).error;
+        assert_eq!(
+            error(b"{\"jobs\": [}"),
+            Some("failed to load backed-up jobs: expected value at line 1 column 11".into())
+        );
+        assert_eq!(
+            error(b"null"),
+            Some("backed-up cron-jobs.json has no jobs list".into())
+        );
+        // Nothing to restore: no job with an id in the backup.
+        assert_eq!(
+            restore_links(&home, b"{\"jobs\": [{\"skills\": [\"y\"]}]}", now),
+            LinkRestore {
+                attempted: true,
+                ..LinkRestore::default()
+            }
+        );
+        // Every backed-up job already matches: the file is not rewritten.
+        assert_eq!(
+            restore_links(&home, b"[{\"id\": \"a\", \"skills\": [\"x\"]}]", now).unchanged,
+            1
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.cron_jobs()).expect("read"),
+            unchanged
+        );
+        std::fs::write(home.cron_jobs(), "{oops").expect("write");
+        assert_eq!(
+            error(b"[{\"id\": \"a\", \"skills\": [\"y\"]}]"),
+            Some(format!(
+                "restore failed mid-flight: {} is not valid JSON (key must be a string at line 1 column 2)",
+                home.cron_jobs().display()
+            ))
+        );
+        std::fs::remove_file(home.cron_jobs()).expect("rm");
+        assert_eq!(
+            restore_links(&home, b"[{\"id\": \"a\", \"skills\": [\"y\"]}]", now),
+            LinkRestore {
+                attempted: true,
+                skipped_missing: 1,
+                ..LinkRestore::default()
+            }
+        );
+        assert!(!home.cron_jobs().exists());
+    }
+
+    /// Consolidated names become their umbrella (once), pruned ones go, a leading `/` is
+    /// looked through; the file is rewritten only when a job changed.
+    #[test]
+    fn rewriting_maps_drops_and_reports_in_upstreams_shape() {
+        let (_dir, home) = home_with_jobs(
+            r#"{"jobs": [{"id": "j1", "name": "Daily", "skills": ["old-a", "/old-b", "keep"], "skill": "old-a", "prompt": "p"}, {"id": "j2", "name": "", "skill": "/stale"}, {"id": "j3", "skills": ["keep"]}, {"id": "j4"}, 7], "updated_at": "x"}"#,
+        );
+        let consolidated = BTreeMap::from([
+            ("old-a".to_string(), "umbrella".to_string()),
+            ("old-b".to_string(), "umbrella".to_string()),
+        ]);
+        let report = rewrite_skill_refs(
+            &home,
+            &consolidated,
+            &["stale".to_string(), "keepx".to_string()],
+            ts("2026-06-01T12:00:00Z"),
+        );
+        assert_eq!(
+            serde_json::to_string(&report).expect("json"),
+            r#"{"rewrites":[{"job_id":"j1","job_name":"Daily","before":["old-a","/old-b","keep"],"after":["umbrella","keep"],"mapped":{"old-a":"umbrella","/old-b":"umbrella"},"dropped":[]},{"job_id":"j2","job_name":"j2","before":["/stale"],"after":[],"mapped":{},"dropped":["/stale"]}],"jobs_updated":2,"jobs_scanned":5}"#
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.cron_jobs()).expect("read"),
+            "{\n  \"jobs\": [\n    {\n      \"id\": \"j1\",\n      \"name\": \"Daily\",\n      \"skills\": [\n        \"umbrella\",\n        \"keep\"\n      ],\n      \"skill\": \"umbrella\",\n      \"prompt\": \"p\"\n    },\n    {\n      \"id\": \"j2\",\n      \"name\": \"\",\n      \"skill\": null,\n      \"skills\": []\n    },\n    {\n      \"id\": \"j3\",\n      \"skills\": [\n        \"keep\"\n      ]\n    },\n    {\n      \"id\": \"j4\"\n    },\n    7\n  ],\n  \"updated_at\": \"2026-06-01T12:00:00+00:00\"\n}"
+        );
+    }
+
+    #[test]
+    fn pruning_alone_rewrites_and_nothing_to_do_writes_nothing() {
+        let text = r#"{"jobs": [{"id": "j", "skills": ["a", "b"]}]}"#;
+        let (_dir, home) = home_with_jobs(text);
+        let now = ts("2026-06-01T12:00:00Z");
+        let none = BTreeMap::new();
+        assert_eq!(
+            rewrite_skill_refs(&home, &none, &["zzz".to_string()], now),
+            serde_json::json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 1})
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.cron_jobs()).expect("read"),
+            text
+        );
+        assert_eq!(
+            rewrite_skill_refs(&home, &none, &[], now),
+            serde_json::json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0})
+        );
+        let report = rewrite_skill_refs(&home, &none, &["a".to_string()], now);
+        assert_eq!(report["jobs_updated"], 1);
+        assert_eq!(
+            std::fs::read_to_string(home.cron_jobs()).expect("read"),
+            "{\n  \"jobs\": [\n    {\n      \"id\": \"j\",\n      \"skills\": [\n        \"b\"\n      ],\n      \"skill\": \"b\"\n    }\n  ],\n  \"updated_at\": \"2026-06-01T12:00:00+00:00\"\n}"
+        );
+        std::fs::write(home.cron_jobs(), "[").expect("write");
+        assert_eq!(
+            rewrite_skill_refs(&home, &none, &["a".to_string()], now),
+            serde_json::json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0,
+                "error": format!("{} is not valid JSON (EOF while parsing a list at line 1 column 1)",
+                    home.cron_jobs().display())})
+        );
+        std::fs::remove_file(home.cron_jobs()).expect("rm");
+        assert_eq!(
+            rewrite_skill_refs(&home, &none, &["a".to_string()], now),
+            serde_json::json!({"rewrites": [], "jobs_updated": 0, "jobs_scanned": 0})
+        );
+        assert!(!home.cron_jobs().exists());
     }
 }
