@@ -1251,6 +1251,14 @@ mod tests {
             validate_category(Some(&json!("c".repeat(65)))),
             Err("Category exceeds 64 characters.".into())
         );
+        // A separator is refused as such before the length is looked at.
+        let long = format!("a/{}", "c".repeat(64));
+        assert_eq!(
+            validate_category(Some(&json!(long))),
+            Err(format!(
+                "Invalid category '{long}'. Use lowercase letters, numbers, hyphens, dots, and underscores. Categories must be a single directory name."
+            ))
+        );
         assert_eq!(content_size(&"é".repeat(100_000), "SKILL.md"), Ok(()));
         assert_eq!(path_parts("./references//a.md"), vec!["references", "a.md"]);
         assert_eq!(path_parts("/x/./y"), vec!["/", "x", "y"]);
