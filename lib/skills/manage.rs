@@ -683,9 +683,9 @@ impl<'a> Session<'a> {
             RootKind::Local => self.lib.roots.local.clone(),
             RootKind::External(i) => self.lib.roots.external[i].clone(),
         };
+        // `remove_dir` refuses a directory that is not empty: only an emptied category goes.
         if let Some(parent) = skill_dir.parent()
             && parent != root
-            && is_empty_dir(parent)
         {
             let _ = std::fs::remove_dir(parent);
         }
@@ -775,9 +775,9 @@ impl<'a> Session<'a> {
         self.unread_guard("remove_file", name, file_path, &target)?;
         std::fs::remove_file(&target)
             .map_err(|e| fail(format!("could not remove {}: {e}", target.display())))?;
+        // `remove_dir` refuses a directory that is not empty: only an emptied one goes.
         if let Some(parent) = target.parent()
             && parent != skill_dir
-            && is_empty_dir(parent)
         {
             let _ = std::fs::remove_dir(parent);
         }
@@ -959,10 +959,6 @@ fn restore(file: &Path, original: Option<&[u8]>, created: Option<&Path>) {
     }
 }
 
-fn is_empty_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
-}
-
 /// Other profiles of the same Hermes root holding a skill directory named `name`.
 fn other_profiles_with(lib: &Library, name: &str) -> Vec<(String, PathBuf)> {
     let home = lib.home.root();
@@ -1095,5 +1091,1142 @@ mod tests {
             ManageArgs::from_json(&json!({"action": "create", "content": 3})),
             Err("content must be a string.".into())
         );
+    }
+
+    // ── sessions over a temporary home ─────────────────────────────────────────────────
+
+    use crate::home::{Config, Home};
+    use crate::skills::runtime::Runtime;
+    use crate::skills::write_scan::ScanVerdict;
+
+    /// A scanner with a fixed verdict: `None` allows, `Some(rule)` refuses naming the rule.
+    struct Verdict(Option<&'static str>);
+
+    impl WriteScanner for Verdict {
+        fn scan_skill_dir(
+            &self,
+            _skill_dir: &Path,
+        ) -> Result<ScanVerdict, super::super::write_scan::ScanError> {
+            Ok(match self.0 {
+                None => ScanVerdict::Allowed,
+                Some(rule) => ScanVerdict::Refused {
+                    rules: vec![rule.to_string()],
+                },
+            })
+        }
+    }
+
+    const ALLOW: Verdict = Verdict(None);
+    const REFUSE: Verdict = Verdict(Some("reverse_shell"));
+    const REFUSED: &str = "Security scan blocked this skill: it matches rule reverse_shell. The change was rolled back. Remove what those rules flag and retry; the matched text is not shown.";
+
+    fn write_files(root: &Path, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, text).expect("write");
+        }
+    }
+
+    /// A library at `<tempdir>/<home_rel>` (files relative to the tempdir).
+    fn lib_at(
+        home_rel: &str,
+        files: &[(&str, &str)],
+        config: &str,
+    ) -> (tempfile::TempDir, PathBuf, Library) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write_files(dir.path(), files);
+        let home = dir.path().join(home_rel);
+        std::fs::create_dir_all(&home).expect("home");
+        let config = Config::from_bytes(config.as_bytes(), Path::new("c")).expect("config");
+        let lib = Library::new(Home::at(&home), config, Runtime::plain_linux());
+        (dir, home, lib)
+    }
+
+    /// A library whose home is the tempdir itself.
+    fn lib_with(files: &[(&str, &str)], config: &str) -> (tempfile::TempDir, PathBuf, Library) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write_files(dir.path(), files);
+        let config = Config::from_bytes(config.as_bytes(), Path::new("c")).expect("config");
+        let home = dir.path().to_path_buf();
+        let lib = Library::new(Home::at(&home), config, Runtime::plain_linux());
+        (dir, home, lib)
+    }
+
+    fn md(name: &str, description: &str) -> String {
+        format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nStep one.\n")
+    }
+
+    const TOOL_MD: &str = "---\nname: tool\ndescription: Does tool.\n---\n# tool\n\nStep one.\n";
+
+    fn call(session: &mut Session, args: Json) -> Json {
+        session.manage(&ManageArgs::from_json(&args).expect("args"))
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("read")
+    }
+
+    fn record(home: &Path, name: &str) -> Option<Json> {
+        usage::load(&Home::at(home))
+            .get(name)
+            .cloned()
+            .map(Json::Object)
+    }
+
+    #[test]
+    fn args_from_json_keep_every_field_and_drop_nulls() {
+        let args = ManageArgs::from_json(&json!({
+            "action": "delete", "name": "a", "content": "c", "category": "dev",
+            "file_path": "references/x.md", "file_content": "f", "old_string": "o",
+            "new_string": "n", "replace_all": false, "exact": "yes", "absorbed_into": "umb"
+        }))
+        .expect("args");
+        assert_eq!(
+            args,
+            ManageArgs {
+                action: "delete".into(),
+                name: "a".into(),
+                content: Some("c".into()),
+                category: Some(json!("dev")),
+                file_path: Some("references/x.md".into()),
+                file_content: Some("f".into()),
+                old_string: Some("o".into()),
+                new_string: Some("n".into()),
+                replace_all: false,
+                exact: true,
+                absorbed_into: Some(json!("umb")),
+            }
+        );
+        let nulls = ManageArgs::from_json(&json!({
+            "action": 7, "name": null, "category": null, "absorbed_into": null
+        }))
+        .expect("args");
+        assert_eq!(
+            nulls,
+            ManageArgs {
+                action: "7".into(),
+                ..ManageArgs::default()
+            }
+        );
+        assert_eq!(
+            ManageArgs::from_json(&json!(["create"])),
+            Err("skill_manage arguments must be a JSON object.".into())
+        );
+    }
+
+    #[test]
+    fn failures_and_io_failures() {
+        assert_eq!(fail("no"), json!({"success": false, "error": "no"}));
+        assert_eq!(tool_error("no"), json!({"error": "no", "success": false}));
+        assert!(is_io_failure(
+            &json!({"success": false, "error": "could not write /x: denied"})
+        ));
+        assert!(!is_io_failure(
+            &json!({"success": false, "error": "Skill 'a' is pinned"})
+        ));
+        assert!(!is_io_failure(
+            &json!({"success": true, "error": "could not be said"})
+        ));
+        assert!(!is_io_failure(&json!({"success": false})));
+    }
+
+    #[test]
+    fn validators_at_their_limits() {
+        assert_eq!(validate_name(&"a".repeat(64)), Ok(()));
+        assert_eq!(validate_name("a.b_c-1"), Ok(()));
+        assert_eq!(
+            validate_category(Some(&json!("a\\b"))),
+            Err("Invalid category 'a\\b'. Use lowercase letters, numbers, hyphens, dots, and underscores. Categories must be a single directory name.".into())
+        );
+        assert_eq!(
+            validate_category(Some(&json!("Dev"))),
+            Err("Invalid category 'Dev'. Use lowercase letters, numbers, hyphens, dots, and underscores. Categories must be a single directory name.".into())
+        );
+        assert_eq!(
+            validate_category(Some(&json!("c".repeat(64)))),
+            Ok(Some("c".repeat(64)))
+        );
+        assert_eq!(
+            validate_category(Some(&json!("c".repeat(65)))),
+            Err("Category exceeds 64 characters.".into())
+        );
+        // A separator is refused as such before the length is looked at.
+        let long = format!("a/{}", "c".repeat(64));
+        assert_eq!(
+            validate_category(Some(&json!(long))),
+            Err(format!(
+                "Invalid category '{long}'. Use lowercase letters, numbers, hyphens, dots, and underscores. Categories must be a single directory name."
+            ))
+        );
+        assert_eq!(content_size(&"é".repeat(100_000), "SKILL.md"), Ok(()));
+        assert_eq!(path_parts("./references//a.md"), vec!["references", "a.md"]);
+        assert_eq!(path_parts("/x/./y"), vec!["/", "x", "y"]);
+        assert_eq!(validate_file_path("scripts/a"), Ok(()));
+        assert_eq!(
+            validate_file_path("a/b/SKILL.md"),
+            Err("File must be under one of: assets, references, scripts, templates. Got: 'a/b/SKILL.md'".into())
+        );
+        assert_eq!(
+            validate_file_path("notes/a.md"),
+            Err("File must be under one of: assets, references, scripts, templates. Got: 'notes/a.md'".into())
+        );
+        assert_eq!(validate_file_path(""), Err("file_path is required.".into()));
+        let dir = Path::new("/skills/tool");
+        assert_eq!(
+            resolve_target(dir, "references/a.md"),
+            Ok(PathBuf::from("/skills/tool/references/a.md"))
+        );
+        assert_eq!(
+            resolve_target(dir, "references/a\0.md"),
+            Err("Path escapes allowed directory: embedded null byte".into())
+        );
+        assert_eq!(preview_change(&"y".repeat(200)), "y".repeat(200));
+        assert_eq!(preview_change("short"), "short");
+        assert_eq!(change_description("---\n- a list\n---\nbody"), "");
+        assert_eq!(change_description("no frontmatter"), "");
+    }
+
+    #[test]
+    fn create_writes_the_skill_and_answers_like_hermes() {
+        let (_dir, home, lib) = lib_with(&[], "");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        let out = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD, "category": " dev "}),
+        );
+        let skill_md = home.join("skills/dev/tool/SKILL.md");
+        assert_eq!(
+            out,
+            json!({
+                "success": true,
+                "message": "Skill 'tool' created.",
+                "path": "dev/tool",
+                "skill_md": skill_md.display().to_string(),
+                "_change": {"description": "Does tool."},
+                "category": "dev",
+                "hint": "To add reference files, templates, or scripts, use skill_manage(action='write_file', name='tool', file_path='references/example.md', file_content='...')",
+            })
+        );
+        assert_eq!(read(&skill_md), TOOL_MD);
+        // A person's skill is not the agent's: no record, so the curator leaves it alone.
+        assert_eq!(record(&home, "tool"), None);
+
+        let again = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD}),
+        );
+        assert_eq!(
+            again,
+            json!({"success": false, "error": format!("A skill named 'tool' already exists at {}.", home.join("skills/dev/tool").display())})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "create", "name": "x", "content": ""})
+            ),
+            json!({"error": "content is required for 'create'. Provide the full SKILL.md text (frontmatter + body).", "success": false})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "create", "name": "Bad", "content": TOOL_MD})
+            ),
+            json!({"success": false, "error": "Invalid skill name 'Bad'. Use lowercase letters, numbers, hyphens, dots, and underscores. Must start with a letter or digit."})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "create", "name": "x", "content": "no fence"})
+            ),
+            json!({"success": false, "error": "SKILL.md must start with YAML frontmatter (---). See existing skills for format."})
+        );
+        assert_eq!(
+            call(&mut s, json!({"action": "frob", "name": "x"})),
+            json!({"success": false, "error": "Unknown action 'frob'. Use: create, edit, patch, delete, write_file, remove_file"})
+        );
+    }
+
+    #[test]
+    fn an_agent_created_skill_is_marked_for_the_curator() {
+        let (_dir, home, lib) = lib_with(&[], "");
+        let before = clock::now().expect("clock");
+        let mut s = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        let out = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD}),
+        );
+        assert_eq!(out["message"], json!("Skill 'tool' created."));
+        assert_eq!(out["path"], json!("tool"));
+        assert_eq!(out.get("category"), None);
+        let rec = record(&home, "tool").expect("record");
+        assert_eq!(rec["created_by"], json!("agent"));
+        let created = usage::parse_iso(rec["created_at"].as_str().expect("stamp")).expect("iso");
+        assert!(created >= before, "{rec}");
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn a_review_cannot_create_over_an_existing_skill() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                (
+                    "skills/.usage.json",
+                    r#"{"tool": {"pinned": true, "created_by": "agent"}}"#,
+                ),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "create", "name": "tool", "content": TOOL_MD})
+            ),
+            json!({"success": false, "error": format!("A skill named 'tool' already exists at {}.", home.join("skills/tool").display())})
+        );
+    }
+
+    #[test]
+    fn a_refused_create_leaves_nothing_behind() {
+        let (_dir, home, lib) = lib_with(&[("skills/other/SKILL.md", &md("other", "O."))], "");
+        let mut s = Session::new(&lib, Origin::Foreground, &REFUSE);
+        let out = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD, "category": "dev"}),
+        );
+        assert_eq!(out, json!({"success": false, "error": REFUSED}));
+        assert!(!home.join("skills/dev").exists());
+        assert!(home.join("skills/other/SKILL.md").exists());
+        let out = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD}),
+        );
+        assert_eq!(out, json!({"success": false, "error": REFUSED}));
+        assert!(!home.join("skills/tool").exists());
+    }
+
+    #[test]
+    fn the_scan_can_be_turned_off() {
+        let (_dir, home, lib) = lib_with(&[], "skills:\n  guard_agent_created: false\n");
+        let mut s = Session::new(&lib, Origin::Foreground, &REFUSE);
+        let out = call(
+            &mut s,
+            json!({"action": "create", "name": "tool", "content": TOOL_MD}),
+        );
+        assert_eq!(out["success"], json!(true), "{out}");
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), TOOL_MD);
+    }
+
+    #[test]
+    fn edit_rewrites_and_a_refused_edit_is_rolled_back() {
+        let (_dir, home, lib) = lib_with(&[("skills/tool/SKILL.md", TOOL_MD)], "");
+        std::fs::write(lib.home.skills_prompt_snapshot(), "{}").expect("snapshot");
+        let new = md("tool", "Does more.");
+        let mut refused = Session::new(&lib, Origin::Foreground, &REFUSE);
+        assert_eq!(
+            call(
+                &mut refused,
+                json!({"action": "edit", "name": "tool", "content": new})
+            ),
+            json!({"success": false, "error": REFUSED})
+        );
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), TOOL_MD);
+        assert!(lib.home.skills_prompt_snapshot().exists());
+        assert_eq!(record(&home, "tool"), None);
+
+        let before = clock::now().expect("clock");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "tool", "content": new})
+            ),
+            json!({
+                "success": true,
+                "message": "Skill 'tool' updated (full rewrite).",
+                "path": home.join("skills/tool").display().to_string(),
+                "_change": {"description": "Does more."},
+            })
+        );
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), new);
+        assert!(!lib.home.skills_prompt_snapshot().exists());
+        let rec = record(&home, "tool").expect("record");
+        assert_eq!(rec["patch_count"], json!(1));
+        let stamp = usage::parse_iso(rec["last_patched_at"].as_str().expect("stamp")).expect("iso");
+        assert!(stamp >= before, "{rec}");
+
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "tool", "content": ""})
+            ),
+            json!({"error": "content is required for 'edit'. Provide the full updated SKILL.md text.", "success": false})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "ghost", "content": new})
+            ),
+            json!({"success": false, "error": "Skill 'ghost' not found in active profile 'default'. Use skills_list() to see available skills."})
+        );
+    }
+
+    #[test]
+    fn patch_exact_fuzzy_and_replace_all() {
+        let body = "---\nname: tool\ndescription: Does tool.\n---\nstep a\nalpha beta\nstep a\n";
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", body),
+                ("skills/tool/references/a.md", "plain text\n"),
+            ],
+            "",
+        );
+        let skill_md = home.join("skills/tool/SKILL.md");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        let several = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "old_string": "step a", "new_string": "step b"}),
+        );
+        assert_eq!(
+            several,
+            json!({
+                "success": false,
+                "error": "Found 2 matches for old_string. Provide more context to make it unique, or use replace_all=True.",
+                "file_preview": body,
+            })
+        );
+        assert_eq!(record(&home, "tool"), None);
+        let several_exact = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "old_string": "step a", "new_string": "step b", "exact": true}),
+        );
+        assert_eq!(several_exact, several);
+
+        let all = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "old_string": "step a", "new_string": "step b", "replace_all": true, "file_path": ""}),
+        );
+        assert_eq!(
+            all,
+            json!({
+                "success": true,
+                "message": "Patched SKILL.md in skill 'tool' (2 replacements).",
+                "_change": {"old": "step a", "new": "step b"},
+            })
+        );
+        assert_eq!(
+            s.last_match,
+            Some(PatchMatch {
+                strategy: "exact",
+                matched: vec![(5, "step a".into()), (7, "step a".into())],
+            })
+        );
+        assert_eq!(
+            read(&skill_md),
+            "---\nname: tool\ndescription: Does tool.\n---\nstep b\nalpha beta\nstep b\n"
+        );
+        assert_eq!(
+            record(&home, "tool").expect("record")["patch_count"],
+            json!(1)
+        );
+
+        let fuzzy = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "old_string": "alpha   beta", "new_string": "gamma"}),
+        );
+        assert_eq!(
+            fuzzy,
+            json!({
+                "success": true,
+                "message": "Patched SKILL.md in skill 'tool' (1 replacement).",
+                "_change": {"old": "alpha   beta", "new": "gamma"},
+            })
+        );
+        assert_eq!(
+            s.last_match,
+            Some(PatchMatch {
+                strategy: "whitespace_normalized",
+                matched: vec![(6, "alpha beta".into())],
+            })
+        );
+        assert_eq!(
+            read(&skill_md),
+            "---\nname: tool\ndescription: Does tool.\n---\nstep b\ngamma\nstep b\n"
+        );
+
+        let file = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "file_path": "references/a.md", "old_string": "plain", "new_string": "---\nplainer"}),
+        );
+        assert_eq!(
+            file,
+            json!({
+                "success": true,
+                "message": "Patched references/a.md in skill 'tool' (1 replacement).",
+                "_change": {"old": "plain", "new": "---\nplainer"},
+            })
+        );
+        assert_eq!(
+            read(&home.join("skills/tool/references/a.md")),
+            "---\nplainer text\n"
+        );
+        assert_eq!(
+            record(&home, "tool").expect("record")["patch_count"],
+            json!(3)
+        );
+    }
+
+    #[test]
+    fn patch_refusals() {
+        let (_dir, home, lib) = lib_with(&[("skills/tool/SKILL.md", TOOL_MD)], "");
+        let skill_md = home.join("skills/tool/SKILL.md");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        let patch = |s: &mut Session, extra: Json| {
+            let mut args = json!({"action": "patch", "name": "tool"});
+            for (k, v) in extra.as_object().expect("object") {
+                args[k] = v.clone();
+            }
+            call(s, args)
+        };
+        assert_eq!(
+            patch(&mut s, json!({"old_string": "", "new_string": "x"})),
+            json!({"error": "old_string is required for 'patch'. Provide the text to find.", "success": false})
+        );
+        assert_eq!(
+            patch(&mut s, json!({"old_string": "x"})),
+            json!({"error": "new_string is required for 'patch'. Use empty string to delete matched text.", "success": false})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "x", "new_string": "y", "file_path": "references/none.md"})
+            ),
+            json!({"success": false, "error": "File not found: references/none.md"})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "x", "new_string": "y", "file_path": "notes/a.md"})
+            ),
+            json!({"success": false, "error": "File must be under one of: assets, references, scripts, templates. Got: 'notes/a.md'"})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "name: tool\n", "new_string": ""})
+            ),
+            json!({"success": false, "error": "Patch would break SKILL.md structure: Frontmatter must include 'name' field."})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "Step  one.", "new_string": "Step two.", "exact": true})
+            ),
+            json!({"success": false, "error": "No exact match for old_string in SKILL.md; an approximate match starts at line 7: \"Step one.\". Nothing was changed (drop --exact to accept it)."})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "qqqqqqqq", "new_string": "y", "exact": true})
+            ),
+            json!({"success": false, "error": "No exact match for old_string in SKILL.md. Nothing was changed."})
+        );
+        assert_eq!(
+            patch(&mut s, json!({"old_string": "qqqqqqqq", "new_string": "y"})),
+            json!({"success": false, "error": "Could not find a match for old_string in the file", "file_preview": TOOL_MD})
+        );
+        assert_eq!(
+            patch(
+                &mut s,
+                json!({"old_string": "ghost", "new_string": "y", "file_path": "SKILL.md"})
+            ),
+            json!({"success": false, "error": "Could not find a match for old_string in the file", "file_preview": TOOL_MD})
+        );
+        assert_eq!(read(&skill_md), TOOL_MD);
+        assert_eq!(s.last_match, None);
+        assert_eq!(record(&home, "tool"), None);
+
+        let mut refused = Session::new(&lib, Origin::Foreground, &REFUSE);
+        assert_eq!(
+            patch(
+                &mut refused,
+                json!({"old_string": "Step one.", "new_string": "Step two."})
+            ),
+            json!({"success": false, "error": REFUSED})
+        );
+        assert_eq!(read(&skill_md), TOOL_MD);
+        assert_eq!(refused.last_match, None);
+    }
+
+    #[test]
+    fn a_failed_patch_previews_at_most_500_characters() {
+        let long = format!("{TOOL_MD}{}", "z".repeat(501 - TOOL_MD.len()));
+        let exact = &long[..500];
+        for (content, preview) in [
+            (long.clone(), format!("{}...", &long[..500])),
+            (exact.to_string(), exact.to_string()),
+        ] {
+            let (_dir, _home, lib) = lib_with(&[("skills/tool/SKILL.md", &content)], "");
+            let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+            assert_eq!(
+                call(
+                    &mut s,
+                    json!({"action": "patch", "name": "tool", "old_string": "qqqqqqqq", "new_string": "y"})
+                ),
+                json!({"success": false, "error": "Could not find a match for old_string in the file", "file_preview": preview})
+            );
+        }
+    }
+
+    #[test]
+    fn delete_by_a_person() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/cat/tool/SKILL.md", TOOL_MD),
+                ("skills/cat/tool/references/a.md", "a"),
+                ("skills/umb/SKILL.md", &md("umb", "U.")),
+                ("skills/keep/one/SKILL.md", &md("one", "1.")),
+                ("skills/keep/two/SKILL.md", &md("two", "2.")),
+                (
+                    "skills/.usage.json",
+                    r#"{"tool": {"use_count": 3}, "pinned-one": {"pinned": true}}"#,
+                ),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "tool", "absorbed_into": "tool"})
+            ),
+            json!({"success": false, "error": "absorbed_into='tool' cannot equal the skill being deleted."})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "tool", "absorbed_into": " nowhere "})
+            ),
+            json!({"success": false, "error": "absorbed_into='nowhere' does not exist. Create or patch the umbrella skill first, then retry the delete."})
+        );
+        assert!(home.join("skills/cat/tool/SKILL.md").exists());
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "tool", "absorbed_into": "umb"})
+            ),
+            json!({"success": true, "message": "Skill 'tool' deleted. Content absorbed into 'umb'."})
+        );
+        assert!(!home.join("skills/cat").exists());
+        assert_eq!(record(&home, "tool"), None);
+        assert_eq!(
+            call(&mut s, json!({"action": "delete", "name": "one"})),
+            json!({"success": true, "message": "Skill 'one' deleted."})
+        );
+        assert!(!home.join("skills/keep/one").exists());
+        assert!(home.join("skills/keep/two/SKILL.md").exists());
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "umb", "absorbed_into": 5})
+            ),
+            json!({"success": true, "message": "Skill 'umb' deleted."})
+        );
+        assert!(home.join("skills").is_dir());
+    }
+
+    #[test]
+    fn a_pinned_skill_is_never_deleted_but_a_person_may_edit_it() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/.usage.json", r#"{"tool": {"pinned": true}}"#),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(&mut s, json!({"action": "delete", "name": "tool"})),
+            json!({"success": false, "error": "Skill 'tool' is pinned and cannot be deleted by skill_manage. Ask the user to run `hermes curator unpin tool` if they want to delete it. Patches and edits are allowed on pinned skills; only deletion is blocked."})
+        );
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), TOOL_MD);
+        let new = md("tool", "Pinned but better.");
+        let out = call(
+            &mut s,
+            json!({"action": "edit", "name": "tool", "content": new}),
+        );
+        assert_eq!(out["success"], json!(true), "{out}");
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), new);
+    }
+
+    #[test]
+    fn the_review_guards() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/tool/references/a.md", "ref\n"),
+                ("skills/mine/SKILL.md", &md("mine", "M.")),
+                ("skills/umb/SKILL.md", &md("umb", "U.")),
+                ("skills/pin/SKILL.md", &md("pin", "P.")),
+                (
+                    "skills/.usage.json",
+                    r#"{"mine": {"created_by": "agent"}, "pin": {"pinned": true}}"#,
+                ),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        let unread = |label: &str| {
+            json!({
+                "success": false,
+                "error": format!("Refusing background curator patch for skill 'tool': the current {label} content has not been loaded in this review turn. Call skill_view(name) for SKILL.md, or skill_view(name, file_path=...) for a supporting file, then retry the write using the content just returned."),
+                "_read_before_write_required": true,
+            })
+        };
+        let patch = json!({"action": "patch", "name": "tool", "old_string": "Step one.", "new_string": "Step two."});
+        assert_eq!(call(&mut s, patch.clone()), unread("SKILL.md"));
+        let viewed = s.view("tool", None);
+        assert_eq!(viewed["success"], json!(true));
+        assert_eq!(viewed["content"], json!(TOOL_MD));
+        // The review may improve a person's skill once it has read it.
+        assert_eq!(
+            call(&mut s, patch),
+            json!({"success": true, "message": "Patched SKILL.md in skill 'tool' (1 replacement).", "_change": {"old": "Step one.", "new": "Step two."}})
+        );
+        let ref_patch = json!({"action": "patch", "name": "tool", "file_path": "references/a.md", "old_string": "ref", "new_string": "reference"});
+        assert_eq!(call(&mut s, ref_patch.clone()), unread("references/a.md"));
+
+        // What one session read, the next session of the same writer carries.
+        let marks = s.take_marks();
+        let mut forgetful = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "tool", "content": TOOL_MD})
+            )["_read_before_write_required"],
+            json!(true)
+        );
+        let mut next = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        next.set_marks(marks);
+        assert_eq!(
+            call(
+                &mut next,
+                json!({"action": "edit", "name": "tool", "content": TOOL_MD})
+            )["success"],
+            json!(true)
+        );
+        assert_eq!(
+            call(
+                &mut forgetful,
+                json!({"action": "edit", "name": "tool", "content": TOOL_MD})
+            )["_read_before_write_required"],
+            json!(true)
+        );
+
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "pin", "content": md("pin", "P2.")})
+            ),
+            json!({"success": false, "error": "Refusing background curator edit for pinned skill 'pin': pinned skills are off-limits to autonomous maintenance. Ask the user to run `hermes curator unpin pin` if they want it changed."})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "tool", "absorbed_into": "umb"})
+            ),
+            json!({"success": false, "error": "Refusing background curator delete for skill 'tool': the skill records show it is not agent-created (created_by=None). Manually authored skills are off-limits to autonomous curation."})
+        );
+        assert_eq!(
+            call(&mut s, json!({"action": "delete", "name": "mine"})),
+            json!({
+                "success": false,
+                "error": "Refusing background curator delete of skill 'mine': the consolidation pass may only archive a skill it has absorbed into an umbrella. Pass absorbed_into=<umbrella> (the umbrella must already exist) to record a verified consolidation. Pruning a skill with no forwarding target is not permitted here — the deterministic inactivity prune handles staleness archival separately. Keeping 'mine' active.",
+                "_fail_closed": true,
+            })
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "delete", "name": "mine", "absorbed_into": "umb"})
+            ),
+            json!({
+                "success": true,
+                "message": format!("Skill 'mine' archived (archived to {}). Content absorbed into 'umb'.", home.join("skills/.archive/mine").display()),
+                "_archived": true,
+            })
+        );
+        assert_eq!(
+            read(&home.join("skills/.archive/mine/SKILL.md")),
+            md("mine", "M.")
+        );
+        let rec = record(&home, "mine").expect("the archived skill keeps its record");
+        assert_eq!(rec["state"], json!("archived"));
+        assert_eq!(rec["created_by"], json!("agent"));
+    }
+
+    #[test]
+    fn views_are_counted_unless_told_not_to() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/other/SKILL.md", &md("other", "O.")),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        s.view("tool", None);
+        let rec = record(&home, "tool").expect("record");
+        assert_eq!(
+            (&rec["view_count"], &rec["use_count"]),
+            (&json!(1), &json!(1))
+        );
+        s.count_views = false;
+        let viewed = s.view("other", None);
+        assert_eq!(viewed["content"], json!(md("other", "O.")));
+        assert_eq!(record(&home, "other"), None);
+        assert_eq!(
+            s.view("ghost", None)["error"],
+            json!("Skill 'ghost' not found.")
+        );
+    }
+
+    #[test]
+    fn write_file_and_remove_file() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/tool/scripts/x/run.sh", "echo\n"),
+                ("skills/tool/references/keep.md", "keep\n"),
+            ],
+            "",
+        );
+        let dir = home.join("skills/tool");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "templates/t/a.md", "file_content": "A\n"})
+            ),
+            json!({
+                "success": true,
+                "message": "File 'templates/t/a.md' written to skill 'tool'.",
+                "path": dir.join("templates/t/a.md").display().to_string(),
+            })
+        );
+        assert_eq!(read(&dir.join("templates/t/a.md")), "A\n");
+        assert_eq!(
+            record(&home, "tool").expect("record")["patch_count"],
+            json!(1)
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "", "file_content": "A"})
+            ),
+            json!({"error": "file_path is required for 'write_file'. Example: 'references/api-guide.md'", "success": false})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "references/b.md"})
+            ),
+            json!({"error": "file_content is required for 'write_file'.", "success": false})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "ghost", "file_path": "references/b.md", "file_content": "b"})
+            ),
+            json!({"success": false, "error": "Skill 'ghost' not found in active profile 'default'. Use skills_list() to see available skills. Create it first with action='create'."})
+        );
+
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": ""})
+            ),
+            json!({"error": "file_path is required for 'remove_file'.", "success": false})
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "references/none.md"})
+            ),
+            json!({
+                "success": false,
+                "error": "File 'references/none.md' not found in skill 'tool'.",
+                "available_files": ["references/keep.md", "scripts/x/run.sh", "templates/t/a.md"],
+            })
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "templates/t/a.md"})
+            ),
+            json!({"success": true, "message": "File 'templates/t/a.md' removed from skill 'tool'."})
+        );
+        assert!(!dir.join("templates/t").exists());
+        assert!(dir.join("templates").is_dir());
+        assert_eq!(
+            record(&home, "tool").expect("record")["patch_count"],
+            json!(2)
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "references/keep.md"})
+            )["success"],
+            json!(true)
+        );
+        assert!(!dir.join("references").exists());
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "scripts/x/run.sh"})
+            )["success"],
+            json!(true)
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "scripts/none"})
+            ),
+            json!({
+                "success": false,
+                "error": "File 'scripts/none' not found in skill 'tool'.",
+                "available_files": null,
+            })
+        );
+        assert!(dir.join("SKILL.md").exists());
+    }
+
+    #[test]
+    fn a_refused_write_file_is_rolled_back() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/tool/references/a.md", "old\n"),
+            ],
+            "",
+        );
+        let dir = home.join("skills/tool");
+        let mut s = Session::new(&lib, Origin::Foreground, &REFUSE);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "references/a.md", "file_content": "new\n"})
+            ),
+            json!({"success": false, "error": REFUSED})
+        );
+        assert_eq!(read(&dir.join("references/a.md")), "old\n");
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "assets/deep/b.txt", "file_content": "b"})
+            ),
+            json!({"success": false, "error": REFUSED})
+        );
+        assert!(!dir.join("assets").exists());
+        assert_eq!(record(&home, "tool"), None);
+    }
+
+    #[test]
+    fn a_review_writes_only_files_it_has_read() {
+        let (_dir, home, lib) = lib_with(
+            &[
+                ("skills/tool/SKILL.md", TOOL_MD),
+                ("skills/tool/references/a.md", "old\n"),
+            ],
+            "",
+        );
+        let dir = home.join("skills/tool");
+        let mut s = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        let overwrite = json!({"action": "write_file", "name": "tool", "file_path": "references/a.md", "file_content": "new\n"});
+        assert_eq!(
+            call(&mut s, overwrite.clone())["error"],
+            json!(
+                "Refusing background curator write_file for skill 'tool': the current references/a.md content has not been loaded in this review turn. Call skill_view(name) for SKILL.md, or skill_view(name, file_path=...) for a supporting file, then retry the write using the content just returned."
+            )
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "tool", "file_path": "references/a.md"})
+            )["_read_before_write_required"],
+            json!(true)
+        );
+        assert_eq!(read(&dir.join("references/a.md")), "old\n");
+        // A new file has nothing to read first.
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "write_file", "name": "tool", "file_path": "references/b.md", "file_content": "b"})
+            )["success"],
+            json!(true)
+        );
+        s.view("tool", Some("references/a.md"));
+        assert_eq!(call(&mut s, overwrite)["success"], json!(true));
+        assert_eq!(read(&dir.join("references/a.md")), "new\n");
+    }
+
+    #[test]
+    fn support_files_are_limited_to_one_mebibyte() {
+        let (_dir, _home, lib) = lib_with(&[("skills/tool/SKILL.md", TOOL_MD)], "");
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        let write = |s: &mut Session, n: usize| {
+            call(
+                s,
+                json!({"action": "write_file", "name": "tool", "file_path": "assets/big.txt", "file_content": "x".repeat(n)}),
+            )
+        };
+        assert_eq!(
+            write(&mut s, 1_048_577),
+            json!({"success": false, "error": "File content is 1,048,577 bytes (limit: 1,048,576 bytes / 1 MiB). Consider splitting into smaller files."})
+        );
+        assert_eq!(
+            write(&mut s, 1_048_576),
+            json!({"success": false, "error": "assets/big.txt content is 1,048,576 characters (limit: 100,000). Consider splitting into a smaller SKILL.md with supporting files in references/ or templates/."})
+        );
+        assert_eq!(write(&mut s, 100_000)["success"], json!(true));
+    }
+
+    #[test]
+    fn writes_are_staged_when_approval_is_on() {
+        let (_dir, home, lib) = lib_with(
+            &[("skills/tool/SKILL.md", TOOL_MD)],
+            "skills:\n  write_approval: true\n",
+        );
+        let mut s = Session::new(&lib, Origin::BackgroundReview, &ALLOW);
+        let out = call(
+            &mut s,
+            json!({"action": "patch", "name": "tool", "old_string": "Step one.", "new_string": "Step two.", "file_path": "SKILL.md", "absorbed_into": "u"}),
+        );
+        let id = out["pending_id"].as_str().expect("id").to_string();
+        assert_eq!(
+            out,
+            json!({
+                "success": true,
+                "staged": true,
+                "pending_id": id,
+                "gist": "patch 'tool' SKILL.md (+1/-1 lines)",
+                "message": "Staged for approval (skills.write_approval is on). Not yet saved — review with /skills pending.",
+            })
+        );
+        let staged: Json = serde_json::from_str(&read(
+            &home.join("pending/skills").join(format!("{id}.json")),
+        ))
+        .expect("json");
+        assert_eq!(staged["origin"], json!("background_review"));
+        assert_eq!(
+            staged["payload"],
+            json!({
+                "action": "patch", "name": "tool", "file_path": "SKILL.md",
+                "old_string": "Step one.", "new_string": "Step two.", "replace_all": false,
+                "absorbed_into": "u",
+            })
+        );
+        assert_eq!(read(&home.join("skills/tool/SKILL.md")), TOOL_MD);
+
+        let mut person = Session::new(&lib, Origin::Foreground, &ALLOW);
+        let out = call(
+            &mut person,
+            json!({"action": "create", "name": "new", "content": md("new", "N."), "category": "dev", "exact": true, "file_content": "f"}),
+        );
+        let id = out["pending_id"].as_str().expect("id");
+        let staged: Json = serde_json::from_str(&read(
+            &home.join("pending/skills").join(format!("{id}.json")),
+        ))
+        .expect("json");
+        assert_eq!(
+            staged["payload"],
+            json!({
+                "action": "create", "name": "new", "content": md("new", "N."),
+                "category": "dev", "file_content": "f", "replace_all": false, "exact": true,
+            })
+        );
+        assert!(!home.join("skills/dev").exists());
+        assert_eq!(
+            call(&mut person, json!({"action": "frob", "name": "x"})),
+            json!({"success": false, "error": "Unknown action 'frob'. Use: create, edit, patch, delete, write_file, remove_file"})
+        );
+
+        // Replaying an approved write makes it.
+        person.approved_replay = true;
+        let out = call(
+            &mut person,
+            json!({"action": "create", "name": "new", "content": md("new", "N.")}),
+        );
+        assert_eq!(out["message"], json!("Skill 'new' created."));
+        assert_eq!(read(&home.join("skills/new/SKILL.md")), md("new", "N."));
+    }
+
+    #[test]
+    fn a_missing_skill_names_the_profiles_that_have_it() {
+        let (dir, _home, lib) = lib_at(
+            "profiles/work",
+            &[
+                ("skills/aaa/SKILL.md", &md("aaa", "A.")),
+                ("skills/ghost/SKILL.md", &md("ghost", "G.")),
+                ("profiles/work/skills/mine/SKILL.md", &md("mine", "M.")),
+                ("profiles/zed/notes.txt", "not a profile with skills"),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(&mut s, json!({"action": "delete", "name": "ghost"})),
+            json!({"success": false, "error": format!(
+                "Skill 'ghost' not found in active profile 'work'. A skill by that name exists in profile 'default' ({}). To edit a skill in another profile, switch profiles (`hermes -p default`) or operate via explicit file tools with ``cross_profile=True``.",
+                dir.path().join("skills/ghost").display()
+            )})
+        );
+        write_files(
+            dir.path(),
+            &[
+                (
+                    "profiles/other/skills/cat/ghost/SKILL.md",
+                    &md("ghost", "G."),
+                ),
+                (
+                    "profiles/work/skills/x/ghostly/SKILL.md",
+                    &md("ghostly", "G."),
+                ),
+            ],
+        );
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "remove_file", "name": "ghost", "file_path": "references/a.md"})
+            ),
+            json!({"success": false, "error": "Skill 'ghost' not found in active profile 'work'. Skills by that name exist in other profiles: 'default', 'other'. Switch profiles (`hermes -p <name>`) to edit there, or operate via explicit file tools with ``cross_profile=True``."})
+        );
+    }
+
+    #[test]
+    fn a_home_outside_a_profiles_dir_looks_only_below_itself() {
+        let (dir, home, lib) = lib_at(
+            "a/h",
+            &[
+                ("skills/ghost/SKILL.md", &md("ghost", "G.")),
+                ("a/skills/ghost/SKILL.md", &md("ghost", "G.")),
+                ("a/h/profiles/p/skills/ghost/SKILL.md", &md("ghost", "G.")),
+            ],
+            "",
+        );
+        let mut s = Session::new(&lib, Origin::Foreground, &ALLOW);
+        assert_eq!(
+            call(
+                &mut s,
+                json!({"action": "edit", "name": "ghost", "content": md("ghost", "G2.")})
+            ),
+            json!({"success": false, "error": format!(
+                "Skill 'ghost' not found in active profile 'default'. A skill by that name exists in profile 'p' ({}). To edit a skill in another profile, switch profiles (`hermes -p p`) or operate via explicit file tools with ``cross_profile=True``.",
+                home.join("profiles/p/skills/ghost").display()
+            )})
+        );
+        assert!(dir.path().join("skills/ghost/SKILL.md").exists());
     }
 }
