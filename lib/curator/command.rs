@@ -132,11 +132,7 @@ pub fn run_with(
             "hermes-curate: warning: skills/.curator_state could not be read ({why}); this dry run used the defaults (a run refuses until it is fixed or moved away)"
         );
     }
-    if ran.paused && !options.if_due && !ui.quiet {
-        eprintln!(
-            "hermes-curate: note: the curator is paused; `run` runs anyway when asked (cron's `run --if-due` skips)"
-        );
-    }
+    note_paused(&ran, options, ui.quiet);
     ui.say(if ran.dry_run {
         "curator: running DRY-RUN (report only, no mutations)..."
     } else {
@@ -263,6 +259,28 @@ fn print_skipped(schedule: &Schedule, options: RunOptions, ui: &mut Ui) -> anyho
     Ok(Exit::Success)
 }
 
+/// A note on stderr: an explicit run goes ahead while the curator is paused.
+fn note_paused(ran: &run::Ran, options: RunOptions, quiet: bool) {
+    if ran.paused && !options.if_due && !quiet {
+        eprintln!(
+            "hermes-curate: note: the curator is paused; `run` runs anyway when asked (cron's `run --if-due` skips)"
+        );
+    }
+}
+
+/// Notes on stderr: the skills `prune` leaves alone because a cron job needs them.
+fn note_spared(spared: &[prune::Candidate], quiet: bool) {
+    if quiet {
+        return;
+    }
+    for s in spared {
+        eprintln!(
+            "curator: keeping {} (idle {}d): a cron job names it",
+            s.name, s.idle_days
+        );
+    }
+}
+
 /// The error with its hint attached, for the exit path.
 fn hinted(e: CurateError) -> anyhow::Error {
     match e.hint() {
@@ -344,14 +362,7 @@ pub fn prune(
     let refs = run::cron_refs(lib).map_err(hinted)?;
     let rows = run::managed_rows(lib, now);
     let (picked, spared) = prune::candidates(&rows, &refs, days, now);
-    for s in &spared {
-        if !ui.quiet {
-            eprintln!(
-                "curator: keeping {} (idle {}d): a cron job names it",
-                s.name, s.idle_days
-            );
-        }
-    }
+    note_spared(&spared, ui.quiet);
     let json_rows = |ui: &mut Ui, archived: &[String], failed: &[(String, String)]| {
         let mut records: Vec<Json> = picked
             .iter()
