@@ -132,11 +132,7 @@ pub fn run_with(
             "hermes-curate: warning: skills/.curator_state could not be read ({why}); this dry run used the defaults (a run refuses until it is fixed or moved away)"
         );
     }
-    if ran.paused && !options.if_due && !ui.quiet {
-        eprintln!(
-            "hermes-curate: note: the curator is paused; `run` runs anyway when asked (cron's `run --if-due` skips)"
-        );
-    }
+    note_paused(&ran, options, ui.quiet);
     ui.say(if ran.dry_run {
         "curator: running DRY-RUN (report only, no mutations)..."
     } else {
@@ -263,6 +259,28 @@ fn print_skipped(schedule: &Schedule, options: RunOptions, ui: &mut Ui) -> anyho
     Ok(Exit::Success)
 }
 
+/// A note on stderr: an explicit run goes ahead while the curator is paused.
+fn note_paused(ran: &run::Ran, options: RunOptions, quiet: bool) {
+    if ran.paused && !options.if_due && !quiet {
+        eprintln!(
+            "hermes-curate: note: the curator is paused; `run` runs anyway when asked (cron's `run --if-due` skips)"
+        );
+    }
+}
+
+/// Notes on stderr: the skills `prune` leaves alone because a cron job needs them.
+fn note_spared(spared: &[prune::Candidate], quiet: bool) {
+    if quiet {
+        return;
+    }
+    for s in spared {
+        eprintln!(
+            "curator: keeping {} (idle {}d): a cron job names it",
+            s.name, s.idle_days
+        );
+    }
+}
+
 /// The error with its hint attached, for the exit path.
 fn hinted(e: CurateError) -> anyhow::Error {
     match e.hint() {
@@ -344,14 +362,7 @@ pub fn prune(
     let refs = run::cron_refs(lib).map_err(hinted)?;
     let rows = run::managed_rows(lib, now);
     let (picked, spared) = prune::candidates(&rows, &refs, days, now);
-    for s in &spared {
-        if !ui.quiet {
-            eprintln!(
-                "curator: keeping {} (idle {}d): a cron job names it",
-                s.name, s.idle_days
-            );
-        }
-    }
+    note_spared(&spared, ui.quiet);
     let json_rows = |ui: &mut Ui, archived: &[String], failed: &[(String, String)]| {
         let mut records: Vec<Json> = picked
             .iter()
@@ -572,4 +583,490 @@ pub fn usage(
         Format::Jsonl => rows.iter().try_for_each(|r| ui.out.jsonl(&r.to_json()))?,
     }
     Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::curator::rows::fixture::{library, ts};
+    use crate::home::Config;
+
+    const NOW: &str = "2026-06-01T12:00:00Z";
+    const OLD: &str = "  old-used                                 idle 120d";
+    const MID: &str = "  mid-used                                 idle 45d";
+
+    /// Three agent-created skills: used 120 days ago, 45 days ago, created 3 days ago.
+    fn small_home(dir: &Path, config: Config) -> Library {
+        library(
+            dir,
+            &["old-used", "mid-used", "young-unused"],
+            json!({
+                "old-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-02-01T12:00:00+00:00"},
+                "mid-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-04-17T12:00:00+00:00"},
+                "young-unused": {"created_by": "agent",
+                                 "created_at": "2026-05-29T12:00:00+00:00"},
+            }),
+            config,
+        )
+    }
+
+    fn config(yaml: &str) -> Config {
+        Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).expect("config")
+    }
+
+    /// Runs a command against a captured stdout; its exit (or error) and what it printed.
+    fn call(
+        format: Format,
+        command: impl FnOnce(&mut Ui) -> anyhow::Result<Exit>,
+    ) -> (anyhow::Result<Exit>, String) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("stdout");
+        let mut out = Output::append(&path).expect("output");
+        let result = command(&mut Ui {
+            out: &mut out,
+            format,
+            quiet: false,
+        });
+        out.finish().expect("flush");
+        (result, std::fs::read_to_string(&path).expect("read"))
+    }
+
+    fn exit_and_out(
+        format: Format,
+        command: impl FnOnce(&mut Ui) -> anyhow::Result<Exit>,
+    ) -> (Exit, String) {
+        let (result, out) = call(format, command);
+        (result.expect("command"), out)
+    }
+
+    fn options(dry_run: bool, if_due: bool) -> RunOptions {
+        RunOptions {
+            dry_run,
+            if_due,
+            now: ts(NOW),
+            frozen_clock: true,
+        }
+    }
+
+    /// Text for a person, one pretty value in `json`, one line in `jsonl`.
+    #[test]
+    fn status_in_each_format() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Text, |ui| status(&lib, ts(NOW), ui));
+        assert_eq!(exit, Exit::Success);
+        assert!(
+            out.starts_with("curator: ENABLED\n  runs:           0\n  last run:       never\n"),
+            "{out}"
+        );
+        assert!(out.ends_with("last_activity=45d ago\n"), "{out}");
+        let (_, out) = exit_and_out(Format::Json, |ui| status(&lib, ts(NOW), ui));
+        assert!(
+            out.starts_with("{\n  \"status\": \"ENABLED\",\n  \"enabled\": true,\n"),
+            "{out}"
+        );
+        let (_, out) = exit_and_out(Format::Jsonl, |ui| status(&lib, ts(NOW), ui));
+        assert!(
+            out.starts_with("{\"status\":\"ENABLED\",\"enabled\":true,"),
+            "{out}"
+        );
+        assert_eq!(out.lines().count(), 1);
+    }
+
+    /// A live run in text prints its messages on stdout; in `jsonl` only the record (the
+    /// messages go to stderr).
+    #[test]
+    fn a_live_run_in_text_and_in_jsonl() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Text, |ui| run(&lib, options(false, false), ui));
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(
+            out,
+            format!(
+                "curator: running review pass...\n\
+                 curator: consolidation is off — running prune-only (deterministic stale/archive).\n\
+                 curator: snapshot created (2026-06-01T12-00-00Z)\n\
+                 curator: auto: 1 marked stale, 1 archived; llm: skipped (consolidation off)\n\
+                 auto: checked=3 stale=1 archived=1 reactivated=0\n\
+                 curator: report written to {}\n",
+                dir.path().join("logs/curator/20260601-120000").display()
+            )
+        );
+        let other = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(other.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| run(&lib, options(false, false), ui));
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(
+            out,
+            format!(
+                "{{\"checked\":3,\"marked_stale\":1,\"archived\":1,\"reactivated\":0,\"seeded\":0,\"report\":\"{}\",\"dry_run\":false,\"backup\":\"2026-06-01T12-00-00Z\",\"failed\":0}}\n",
+                other.path().join("logs/curator/20260601-120000").display()
+            )
+        );
+    }
+
+    /// A dry run lists what it would do, in text only.
+    #[test]
+    fn a_dry_run_lists_its_plan_in_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Text, |ui| run(&lib, options(true, false), ui));
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(
+            out,
+            "curator: running DRY-RUN (report only, no mutations)...\n\
+             curator: consolidation is off — running prune-only (deterministic stale/archive).\n\
+             \x20 would mark stale: mid-used\n\
+             \x20 would archive: old-used\n\
+             auto (preview): checked=3 stale=1 archived=1 reactivated=0 — no transitions applied in dry-run\n\
+             dry-run: no changes applied. Run `hermes-curate run` (no flag) to apply.\n"
+        );
+        let (_, out) = exit_and_out(Format::Jsonl, |ui| run(&lib, options(true, false), ui));
+        assert_eq!(
+            out,
+            "{\"checked\":3,\"marked_stale\":1,\"archived\":1,\"reactivated\":0,\"seeded\":0,\"report\":null,\"dry_run\":true,\"backup\":null,\"failed\":0}\n"
+        );
+    }
+
+    /// A skill whose record cannot be judged is left alone, and the run says so by its exit.
+    #[test]
+    fn an_unreadable_record_is_a_partial_failure() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(
+            dir.path(),
+            &["odd"],
+            json!({"odd": {"created_by": "agent", "use_count": "lots"}}),
+            Config::defaults(),
+        );
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| run(&lib, options(true, false), ui));
+        assert_eq!(exit, Exit::PartialFailure);
+        assert_eq!(
+            out,
+            "{\"checked\":1,\"marked_stale\":0,\"archived\":0,\"reactivated\":0,\"seeded\":0,\"report\":null,\"dry_run\":true,\"backup\":null,\"failed\":1}\n"
+        );
+    }
+
+    /// Disabled: refused with exit 1 (a record in the JSON formats); a run cron skips says
+    /// why, with a record in the JSON formats.
+    #[test]
+    fn disabled_and_skipped_runs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), config("curator:\n  enabled: false\n"));
+        let (exit, out) = exit_and_out(Format::Text, |ui| run(&lib, options(false, false), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (
+                Exit::Negative,
+                "curator: disabled via config; enable with `curator.enabled: true`\n"
+            )
+        );
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| run(&lib, options(false, false), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (Exit::Negative, "{\"ran\":false,\"reason\":\"disabled\"}\n")
+        );
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Text, |ui| run(&lib, options(true, true), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (
+                Exit::Success,
+                "curator: first look at this home — a real run would seed the schedule and wait one interval (dry-run: nothing written)\n"
+            )
+        );
+        let (_, out) = exit_and_out(Format::Jsonl, |ui| run(&lib, options(false, true), ui));
+        assert_eq!(
+            out,
+            "{\"ran\":false,\"reason\":\"seeded\",\"last_run_at\":\"2026-06-01T12:00:00+00:00\",\"next_run_at\":null}\n"
+        );
+        let (_, out) = exit_and_out(Format::Text, |ui| run(&lib, options(false, true), ui));
+        assert_eq!(
+            out,
+            "curator: not due — last run 0s ago; next run due at 2026-06-08T12:00:00+00:00\n"
+        );
+        // A refusal that is an error carries its hint.
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(dir.path().join("cron/jobs.json"), "{\"jobs\": [ oops").expect("jobs");
+        let (result, out) = call(Format::Text, |ui| run(&lib, options(false, false), ui));
+        let err = result.expect_err("bad jobs");
+        assert_eq!(out, "");
+        let hinted = err
+            .downcast_ref::<crate::io::exit::Hinted>()
+            .expect("hinted");
+        assert_eq!(
+            hinted.hint,
+            "fix cron/jobs.json (or move it away if no job needs a skill), then run again"
+        );
+    }
+
+    #[test]
+    fn pause_resume_and_one_skill_answers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, out) = exit_and_out(Format::Text, |ui| set_paused(&lib, true, ui));
+        assert_eq!((exit, out.as_str()), (Exit::Success, "curator: paused\n"));
+        let (_, out) = exit_and_out(Format::Json, |ui| set_paused(&lib, false, ui));
+        assert_eq!(out, "{\n  \"paused\": false\n}\n");
+        let (_, out) = exit_and_out(Format::Text, |ui| set_paused(&lib, false, ui));
+        assert_eq!(out, "curator: resumed\n");
+
+        let (exit, out) = exit_and_out(Format::Text, |ui| answer("s", Ok("pinned 's'".into()), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (Exit::Success, "curator: pinned 's'\n")
+        );
+        // A refusal in text goes to stderr.
+        let (exit, out) = exit_and_out(Format::Text, |ui| answer("s", Err("no".into()), ui));
+        assert_eq!((exit, out.as_str()), (Exit::Negative, ""));
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| answer("s", Err("no".into()), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (
+                Exit::Negative,
+                "{\"ok\":false,\"skill\":\"s\",\"message\":\"no\"}\n"
+            )
+        );
+
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| archive(&lib, "old-used", ts(NOW), ui));
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(
+            out,
+            format!(
+                "{{\"ok\":true,\"skill\":\"old-used\",\"message\":\"archived to {}\"}}\n",
+                dir.path().join("skills/.archive/old-used").display()
+            )
+        );
+        std::fs::create_dir_all(dir.path().join("skills/.archive/b-gone")).expect("mkdir");
+        let (_, out) = exit_and_out(Format::Text, |ui| list_archived(&lib, ui));
+        assert_eq!(out, "b-gone\nold-used\n");
+        let (_, out) = exit_and_out(Format::Json, |ui| list_archived(&lib, ui));
+        assert_eq!(out, "[\n  \"b-gone\",\n  \"old-used\"\n]\n");
+        let (_, out) = exit_and_out(Format::Jsonl, |ui| list_archived(&lib, ui));
+        assert_eq!(out, "{\"name\":\"b-gone\"}\n{\"name\":\"old-used\"}\n");
+    }
+
+    fn prune_with(
+        lib: &Library,
+        days: i64,
+        dry_run: bool,
+        yes: bool,
+        format: Format,
+    ) -> (Exit, String) {
+        exit_and_out(format, |ui| prune(lib, days, dry_run, yes, ts(NOW), ui))
+    }
+
+    /// Nothing idle enough; a dry run; no `-y` where nobody can answer; `-y`.
+    #[test]
+    fn prune_lists_confirms_and_archives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        assert_eq!(
+            prune_with(&lib, 400, false, true, Format::Text),
+            (
+                Exit::Success,
+                "curator: nothing to prune (no unpinned skills idle >= 400d)\n".into()
+            )
+        );
+        assert_eq!(
+            prune_with(&lib, 400, false, true, Format::Jsonl).1,
+            "{\"type\":\"summary\",\"candidates\":0,\"archived\":0,\"failed\":0,\"spared\":0,\"dry_run\":false}\n"
+        );
+        let listed = format!("curator: 2 skill(s) idle >= 30d:\n{OLD}\n{MID}\n");
+        assert_eq!(
+            prune_with(&lib, 30, true, false, Format::Text),
+            (
+                Exit::Success,
+                format!("{listed}\n(dry run — no changes made)\n")
+            )
+        );
+        assert_eq!(
+            prune_with(&lib, 30, true, false, Format::Jsonl).1,
+            "{\"type\":\"candidate\",\"name\":\"old-used\",\"idle_days\":120,\"archived\":false,\"error\":null}\n\
+             {\"type\":\"candidate\",\"name\":\"mid-used\",\"idle_days\":45,\"archived\":false,\"error\":null}\n\
+             {\"type\":\"summary\",\"candidates\":2,\"archived\":0,\"failed\":0,\"spared\":0,\"dry_run\":true}\n"
+        );
+        // The test's stdin is no terminal: without -y nothing is archived.
+        assert_eq!(
+            prune_with(&lib, 30, false, false, Format::Text),
+            (Exit::Negative, format!("{listed}curator: aborted\n"))
+        );
+        assert!(dir.path().join("skills/old-used/SKILL.md").is_file());
+        assert_eq!(
+            prune_with(&lib, 30, false, true, Format::Text),
+            (Exit::Success, format!("{listed}\ncurator: archived 2/2\n"))
+        );
+        assert!(
+            dir.path()
+                .join("skills/.archive/old-used/SKILL.md")
+                .is_file()
+        );
+        assert!(
+            dir.path()
+                .join("skills/.archive/mid-used/SKILL.md")
+                .is_file()
+        );
+    }
+
+    /// A skill a cron job names is spared; every record in `json`; a skill that cannot be
+    /// archived is reported with its error and the exit says so.
+    #[test]
+    fn prune_records_spared_and_failed_skills() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("cron/jobs.json"),
+            r#"{"jobs": [{"id": "j", "skills": ["mid-used"]}]}"#,
+        )
+        .expect("jobs");
+        // `.archive` is a file: the archive fails.
+        std::fs::write(dir.path().join("skills/.archive"), "").expect("blocker");
+        let (exit, out) = prune_with(&lib, 30, false, true, Format::Json);
+        assert_eq!(exit, Exit::Negative);
+        let error = "failed to create archive dir: File exists (os error 17)";
+        assert_eq!(
+            serde_json::from_str::<Json>(&out).expect("json"),
+            json!([
+                {"type": "candidate", "name": "old-used", "idle_days": 120, "archived": false,
+                 "error": error},
+                {"type": "spared", "name": "mid-used", "idle_days": 45, "reason": "cron"},
+                {"type": "summary", "candidates": 1, "archived": 0, "failed": 1, "spared": 1,
+                 "dry_run": false},
+            ])
+        );
+        assert!(out.starts_with("[\n  {\n"), "{out}");
+        let (exit, out) = prune_with(&lib, 30, false, true, Format::Text);
+        assert_eq!(exit, Exit::Negative);
+        assert_eq!(
+            out,
+            format!(
+                "curator: 1 skill(s) idle >= 30d:\n{OLD}\n\ncurator: archived 0/1\nfailures:\n  old-used: {error}\n"
+            )
+        );
+    }
+
+    /// A snapshot by hand, then rolled back to: the target's details, the cron jobs it holds,
+    /// a refusal without -y, the restore; a snapshot that cannot be read fails.
+    #[test]
+    fn backup_and_rollback() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("cron/jobs.json"),
+            r#"{"jobs": [{"id": "j", "skills": ["mid-used"]}]}"#,
+        )
+        .expect("jobs");
+        let snap = dir
+            .path()
+            .join("skills/.curator_backups/2026-06-01T12-00-00Z");
+        let (exit, out) = exit_and_out(Format::Text, |ui| backup(&lib, "by hand", ts(NOW), ui));
+        assert_eq!(
+            (exit, out),
+            (
+                Exit::Success,
+                format!("curator: snapshot created at {}\n", snap.display())
+            )
+        );
+        let (_, out) = exit_and_out(Format::Jsonl, |ui| {
+            backup(&lib, "again", ts("2026-06-01T12:30:00Z"), ui)
+        });
+        let record: Json = serde_json::from_str(&out).expect("record");
+        assert_eq!(record["reason"], json!("again"));
+        assert_eq!(
+            record["path"],
+            json!(
+                dir.path()
+                    .join("skills/.curator_backups/2026-06-01T12-30-00Z")
+                    .display()
+                    .to_string()
+            )
+        );
+        let details = "Rollback target: 2026-06-01T12-00-00Z\n  reason:      by hand\n  created_at:  2026-06-01T12:00:00+00:00\n  skill files: 3\n  cron jobs:   1 (will be restored for skill-link fields only)\n\nThis will replace the current skills/ tree (a safety snapshot of the current state is taken first so this is undoable). Cron jobs that still exist will have their skills/skill fields restored from the snapshot; all other cron fields are left alone.\n";
+        let id = Some("2026-06-01T12-00-00Z");
+        let later = ts("2026-06-01T13:00:00Z");
+        let (exit, out) = exit_and_out(Format::Text, |ui| {
+            rollback(&lib, false, id, false, later, ui)
+        });
+        assert_eq!(
+            (exit, out),
+            (Exit::Negative, format!("{details}cancelled\n"))
+        );
+        let (exit, out) = exit_and_out(Format::Text, |ui| {
+            rollback(&lib, false, id, true, later, ui)
+        });
+        assert_eq!(
+            (exit, out),
+            (
+                Exit::Success,
+                format!(
+                    "{details}curator: restored from snapshot 2026-06-01T12-00-00Z; cron links: 1 already matched\n"
+                )
+            )
+        );
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| {
+            rollback(&lib, false, id, true, ts("2026-06-01T14:00:00Z"), ui)
+        });
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(
+            out,
+            "{\"ok\":true,\"id\":\"2026-06-01T12-00-00Z\",\"safety_snapshot\":\"2026-06-01T14-00-00Z\",\"message\":\"restored from snapshot 2026-06-01T12-00-00Z; cron links: 1 already matched\"}\n"
+        );
+        std::fs::write(snap.join("skills.tar.gz"), "not a tarball").expect("damage");
+        let (exit, out) = exit_and_out(Format::Text, |ui| {
+            rollback(&lib, false, id, true, later, ui)
+        });
+        assert_eq!(exit, Exit::Negative);
+        assert!(
+            out.starts_with(&format!("{details}curator: rollback failed — snapshot 2026-06-01T12-00-00Z cannot be restored: ")),
+            "{out}"
+        );
+        let (exit, out) = exit_and_out(Format::Jsonl, |ui| {
+            rollback(&lib, false, id, true, later, ui)
+        });
+        assert_eq!(exit, Exit::Negative);
+        let record: Json = serde_json::from_str(&out).expect("record");
+        assert_eq!(record["ok"], json!(false));
+        assert_eq!(record["id"], json!("2026-06-01T12-00-00Z"));
+
+        let disabled = small_home(
+            dir.path(),
+            config("curator:\n  backup:\n    enabled: false\n"),
+        );
+        let (exit, out) = exit_and_out(Format::Text, |ui| backup(&disabled, "x", ts(NOW), ui));
+        assert_eq!(
+            (exit, out.as_str()),
+            (
+                Exit::Negative,
+                "curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable to snapshot\n"
+            )
+        );
+    }
+
+    /// A snapshot without a manifest shows its name only.
+    #[test]
+    fn a_rollback_target_without_a_manifest_shows_its_name_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let (exit, _) = exit_and_out(Format::Text, |ui| backup(&lib, "by hand", ts(NOW), ui));
+        assert_eq!(exit, Exit::Success);
+        std::fs::remove_file(
+            dir.path()
+                .join("skills/.curator_backups/2026-06-01T12-00-00Z/manifest.json"),
+        )
+        .expect("rm");
+        let (exit, out) = exit_and_out(Format::Text, |ui| {
+            rollback(&lib, false, None, false, ts(NOW), ui)
+        });
+        assert_eq!(exit, Exit::Negative);
+        assert!(
+            out.starts_with("Rollback target: 2026-06-01T12-00-00Z\n\nThis will replace"),
+            "{out}"
+        );
+    }
 }

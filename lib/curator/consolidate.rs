@@ -512,4 +512,282 @@ mod tests {
         ));
         assert!(p.ends_with("No agent-created skills to review."));
     }
+
+    /// Words of four letters or more count; a pair joins when it shares at least half of
+    /// the words the two hold together (none held: no pair); each skill joins one group.
+    #[test]
+    fn description_clusters_need_half_the_long_words() {
+        let rows: Vec<Row> = ["alpha-one", "beta", "delta", "epsilon", "gamma", "omega"]
+            .into_iter()
+            .map(row)
+            .collect();
+        let descriptions: BTreeMap<String, String> = [
+            // {backup, postgres} and {backup, redis}: one shared of three.
+            ("alpha-one", "Backup postgres"),
+            ("epsilon", "Backup redis"),
+            // {deploy} both: three-letter words do not count.
+            ("beta", "Deploy the web app"),
+            ("gamma", "Deploy the api box"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert_eq!(clusters(&rows, &descriptions), [vec!["beta", "gamma"]]);
+    }
+
+    #[test]
+    fn the_candidate_list_says_what_the_model_must_respect() {
+        let now = jiff::Timestamp::from_second(1_780_000_000).expect("ts");
+        let rows = vec![
+            super::super::rows::fixture::row(
+                "alpha",
+                json!({"state": "stale", "pinned": true, "use_count": 2, "view_count": 1,
+                       "patch_count": 4, "last_used_at": "2026-05-01T00:00:00+00:00"}),
+                now,
+            ),
+            super::super::rows::fixture::row("beta", json!({"state": 7}), now),
+        ];
+        let cron: BTreeSet<String> = ["beta".to_string()].into();
+        let list = "Agent-created skills (2):\n\n\
+            - alpha  state=stale  pinned=yes  cron=no  activity=7  use=2  view=1  patches=4  last_activity=2026-05-01T00:00:00+00:00\n\
+            - beta  state=active  pinned=no  cron=yes  activity=0  use=0  view=0  patches=0  last_activity=never";
+        assert_eq!(candidate_list(&rows, &cron), list);
+        // No clusters, no dry run: the rules, then the list.
+        assert_eq!(
+            prompt(&rows, &cron, &[], false),
+            format!("{PROMPT}\n\n{list}")
+        );
+        assert_eq!(
+            prompt(&rows, &cron, &[vec!["a".into(), "b".into()]], true),
+            format!(
+                "{DRY_RUN}\n\n{PROMPT}\n\nCandidate clusters (shared name prefix or similar descriptions):\n- a, b\n\n{list}"
+            )
+        );
+    }
+
+    /// A home with agent-created skills in each state the prune rule cares about.
+    fn home(dir: &Path) -> Library {
+        super::super::rows::fixture::library(
+            dir,
+            &["stale-one", "active-one", "pinned-one", "cron-one", "hand"],
+            json!({
+                "stale-one": {"created_by": "agent", "state": "stale"},
+                "active-one": {"created_by": "agent", "state": "active"},
+                "pinned-one": {"created_by": "agent", "state": "stale", "pinned": true},
+                "cron-one": {"created_by": "agent", "state": "stale"},
+            }),
+            crate::home::Config::defaults(),
+        )
+    }
+
+    fn tools(lib: &Library, dry_run: bool) -> (CuratorTools, Rc<RefCell<Vec<Call>>>) {
+        let calls = Rc::new(RefCell::new(Vec::new()));
+        let tools = CuratorTools {
+            library: Library::new(lib.home.clone(), lib.config.clone(), lib.runtime.clone()),
+            marks: ReadMarks::default(),
+            cron: ["cron-one".to_string()].into(),
+            dry_run,
+            now: jiff::Timestamp::from_second(1_780_000_000).expect("ts"),
+            calls: calls.clone(),
+        };
+        (tools, calls)
+    }
+
+    /// A delete with a blank `absorbed_into` prunes: only a stale, agent-created, unpinned
+    /// skill no cron job loads, each refusal saying why.
+    #[test]
+    fn a_blank_umbrella_prunes_only_what_may_be_pruned() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = home(dir.path());
+        let (mut tools, calls) = tools(&lib, false);
+        let mut prune = |name: &str| {
+            tools.call(
+                "skill_manage",
+                &json!({"action": "delete", "name": name, "absorbed_into": " "}),
+            )
+        };
+        let refused = |name: &str, why: &str| json!({"success": false, "error": format!("Refusing to prune '{name}': {why}")});
+        assert_eq!(prune("ghost"), refused("ghost", "no such skill."));
+        assert_eq!(
+            prune("hand"),
+            refused(
+                "hand",
+                "it is not agent-created; only the curator's own skills may be pruned."
+            )
+        );
+        assert_eq!(prune("pinned-one"), refused("pinned-one", "it is pinned."));
+        assert_eq!(
+            prune("cron-one"),
+            refused("cron-one", "a cron job loads it.")
+        );
+        assert_eq!(
+            prune("active-one"),
+            refused(
+                "active-one",
+                "it is not stale. An active skill leaves the library only by being absorbed into an umbrella (absorbed_into=<umbrella>)."
+            )
+        );
+        let archived = dir.path().join("skills/.archive/stale-one");
+        assert_eq!(
+            prune("stale-one"),
+            json!({"success": true,
+                   "message": format!("Skill 'stale-one' pruned (archived to {}).", archived.display()),
+                   "_archived": true})
+        );
+        assert!(archived.join("SKILL.md").is_file());
+        assert_eq!(calls.borrow().len(), 6);
+        assert_eq!(
+            calls.borrow()[0],
+            Call {
+                name: "skill_manage".into(),
+                arguments: json!({"action": "delete", "name": "ghost", "absorbed_into": " "}),
+            }
+        );
+        // Any other action goes to skill_manage itself, whatever its absorbed_into.
+        assert_eq!(
+            tools.call(
+                "skill_manage",
+                &json!({"action": "create", "name": 7, "absorbed_into": ""})
+            ),
+            json!({"success": false, "error": "name must be a string."})
+        );
+    }
+
+    /// In a dry run every write is refused with a note; reading still works, and (as in a
+    /// live pass) the curator's reads are not counted as views. Other tools are denied.
+    #[test]
+    fn a_dry_run_refuses_writes_and_reads_without_counting() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = home(dir.path());
+        let (mut tools, calls) = tools(&lib, true);
+        for action in WRITES {
+            assert_eq!(
+                tools.call(
+                    "skill_manage",
+                    &json!({"action": action, "name": "stale-one", "absorbed_into": ""})
+                ),
+                json!({"success": false, "error": format!(
+                    "Dry run: skill_manage {action} was not applied. Report it as an intended action instead."
+                )})
+            );
+        }
+        assert!(dir.path().join("skills/stale-one/SKILL.md").is_file());
+        let view = tools.call("skill_view", &json!({"name": "stale-one"}));
+        assert_eq!(view["success"], json!(true), "{view}");
+        let usage: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("skills/.usage.json")).expect("usage"),
+        )
+        .expect("json");
+        assert_eq!(usage["stale-one"].get("view_count"), None);
+        let list = tools.call("skills_list", &json!({}));
+        assert!(list["skills"].is_array(), "{list}");
+        assert_eq!(
+            tools.call("terminal", &json!({"command": "ls"})),
+            json!({"error": "Curator denied non-whitelisted tool: terminal. Only skills_list, skill_view and skill_manage are available."})
+        );
+        let names: Vec<String> = calls.borrow().iter().map(|c| c.name.clone()).collect();
+        assert_eq!(
+            names,
+            [
+                "skill_manage",
+                "skill_manage",
+                "skill_manage",
+                "skill_manage",
+                "skill_manage",
+                "skill_manage",
+                "skill_view",
+                "skills_list",
+                "terminal"
+            ]
+        );
+    }
+
+    /// The pass runs the model's tool calls through the hook and reports them; its summary
+    /// is the answer, cut at 240 characters.
+    #[test]
+    fn a_pass_records_its_calls_and_summarises_the_answer() {
+        use super::super::rows::fixture::{answer, model, tool_call};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = home(dir.path());
+        let now = jiff::Timestamp::from_second(1_780_000_000).expect("ts");
+        let rows = super::super::rows::agent_created(&Index::build(&lib), now);
+        let cron: BTreeSet<String> = ["cron-one".to_string()].into();
+        let args = r#"{"action":"delete","name":"stale-one","absorbed_into":""}"#;
+        let long = "x".repeat(241);
+        let script = vec![tool_call("skill_manage", args), answer(&long)];
+        let outcome = run(
+            &lib,
+            model(script),
+            &rows,
+            &cron,
+            false,
+            now,
+            true,
+            dir.path(),
+        );
+        assert_eq!(
+            outcome.calls,
+            [Call {
+                name: "skill_manage".into(),
+                arguments: serde_json::from_str(args).expect("args"),
+            }]
+        );
+        assert_eq!(
+            outcome.meta,
+            Some(LlmMeta {
+                final_text: long.clone(),
+                summary: format!("{}…", "x".repeat(240)),
+                model: "m1".into(),
+                provider: "custom".into(),
+                tool_calls: vec![json!({"name": "skill_manage", "arguments": args})],
+                error: None,
+            })
+        );
+        assert!(
+            dir.path()
+                .join("skills/.archive/stale-one/SKILL.md")
+                .is_file()
+        );
+
+        let exact = "y".repeat(240);
+        let outcome = run(
+            &lib,
+            model(vec![answer(&exact)]),
+            &rows,
+            &cron,
+            true,
+            now,
+            true,
+            dir.path(),
+        );
+        let meta = outcome.meta.expect("meta");
+        assert_eq!(
+            (meta.final_text.as_str(), meta.summary.as_str()),
+            (exact.as_str(), exact.as_str())
+        );
+
+        // Interrupted: no answer and no error.
+        let stopped = vec![Err(crate::llm::LlmError::Interrupted { partial: None })];
+        let outcome = run(
+            &lib,
+            model(stopped),
+            &rows,
+            &cron,
+            true,
+            now,
+            true,
+            dir.path(),
+        );
+        let meta = outcome.meta.expect("meta");
+        assert_eq!(
+            (meta.final_text.as_str(), meta.summary.as_str()),
+            ("", "no change")
+        );
+        assert_eq!(meta.error, None);
+
+        // No skills: no pass.
+        let outcome = run(&lib, model(vec![]), &[], &cron, true, now, true, dir.path());
+        assert_eq!(outcome.meta, None);
+        assert!(outcome.calls.is_empty());
+    }
 }

@@ -64,3 +64,118 @@ pub fn set_paused(lib: &Library, paused: bool) -> Result<(), FileError> {
     state.set_paused(paused);
     state.save(&lib.home)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value as Json, json};
+
+    use super::*;
+    use crate::curator::rows::fixture::{library, ts};
+    use crate::home::Config;
+
+    fn record(lib: &Library, name: &str) -> Json {
+        let text = std::fs::read_to_string(lib.home.usage_json()).expect("usage");
+        serde_json::from_str::<Json>(&text).expect("json")[name].clone()
+    }
+
+    /// Pin and unpin an agent-created skill, or one that is archived; a name that is
+    /// nowhere, or a hub skill, is refused with Hermes's words.
+    #[test]
+    fn pin_and_unpin_with_hermes_messages() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(
+            dir.path(),
+            &["mine", "hubbed"],
+            json!({"mine": {"created_by": "agent"}}),
+            Config::defaults(),
+        );
+        std::fs::create_dir_all(dir.path().join("skills/.hub")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("skills/.hub/lock.json"),
+            r#"{"installed": {"hubbed": {"install_path": "hubbed"}}}"#,
+        )
+        .expect("lock");
+        std::fs::create_dir_all(dir.path().join("skills/.archive/gone")).expect("mkdir");
+        let now = ts("2026-06-01T12:00:00Z");
+        assert_eq!(
+            pin(&lib, "mine", true, now),
+            Ok("pinned 'mine' (will bypass auto-transitions)".into())
+        );
+        assert_eq!(record(&lib, "mine")["pinned"], json!(true));
+        assert_eq!(pin(&lib, "mine", false, now), Ok("unpinned 'mine'".into()));
+        assert_eq!(record(&lib, "mine")["pinned"], json!(false));
+        assert_eq!(
+            pin(&lib, "gone", true, now),
+            Ok("pinned 'gone' (will bypass auto-transitions)".into())
+        );
+        assert_eq!(record(&lib, "gone")["pinned"], json!(true));
+        assert_eq!(
+            pin(&lib, "nope", true, now),
+            Err("no skill named 'nope'".into())
+        );
+        assert_eq!(
+            pin(&lib, "hubbed", true, now),
+            Err("'hubbed' is bundled or hub-installed — cannot pin (only agent-created skills participate in curation)".into())
+        );
+        assert_eq!(
+            pin(&lib, "hubbed", false, now),
+            Err("'hubbed' is bundled or hub-installed — there's nothing to unpin (curator only tracks agent-created skills)".into())
+        );
+        assert_eq!(record(&lib, "hubbed"), Json::Null);
+        assert_eq!(record(&lib, "nope"), Json::Null);
+    }
+
+    /// A pinned skill is not archived; unpinned it is, and comes back by restore.
+    #[test]
+    fn archive_refuses_a_pinned_skill_and_restore_brings_it_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(
+            dir.path(),
+            &["mine"],
+            json!({"mine": {"created_by": "agent", "pinned": true}}),
+            Config::defaults(),
+        );
+        let now = ts("2026-06-01T12:00:00Z");
+        assert_eq!(
+            archive_one(&lib, "mine", now),
+            Err("'mine' is pinned — unpin first with `hermes-curate unpin mine`".into())
+        );
+        assert!(dir.path().join("skills/mine/SKILL.md").is_file());
+        pin(&lib, "mine", false, now).expect("unpin");
+        let skills = dir.path().join("skills");
+        assert_eq!(
+            archive_one(&lib, "mine", now),
+            Ok(format!(
+                "archived to {}",
+                skills.join(".archive/mine").display()
+            ))
+        );
+        assert!(skills.join(".archive/mine/SKILL.md").is_file());
+        assert_eq!(record(&lib, "mine")["state"], json!("archived"));
+        assert_eq!(
+            restore(&lib, "mine", ts("2026-06-02T12:00:00Z")),
+            Ok(format!("restored to {}", skills.join("mine").display()))
+        );
+        assert!(skills.join("mine/SKILL.md").is_file());
+        assert_eq!(record(&lib, "mine")["state"], json!("active"));
+    }
+
+    /// `paused` changes and the other keys stay.
+    #[test]
+    fn pause_and_resume_keep_the_other_keys() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(dir.path(), &[], Json::Null, Config::defaults());
+        std::fs::write(
+            lib.home.curator_state(),
+            r#"{"run_count": 3, "last_run_at": "2026-06-01T12:00:00+00:00"}"#,
+        )
+        .expect("state");
+        set_paused(&lib, true).expect("pause");
+        assert_eq!(
+            std::fs::read_to_string(lib.home.curator_state()).expect("read"),
+            "{\n  \"last_report_path\": null,\n  \"last_run_at\": \"2026-06-01T12:00:00+00:00\",\n  \"last_run_duration_seconds\": null,\n  \"last_run_summary\": null,\n  \"last_run_summary_shown_at\": null,\n  \"paused\": true,\n  \"run_count\": 3\n}"
+        );
+        set_paused(&lib, false).expect("resume");
+        assert!(!CuratorState::load_lenient(&lib.home).paused());
+    }
+}

@@ -104,3 +104,69 @@ pub fn resolve(
         transport,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(yaml: &str) -> Config {
+        Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).expect("config")
+    }
+
+    fn picked(
+        yaml: &str,
+    ) -> (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) {
+        let (o, key) = overrides(&config(yaml));
+        (o.provider, o.model, o.base_url, key)
+    }
+
+    fn some(s: &str) -> Option<String> {
+        Some(s.to_string())
+    }
+
+    /// `auxiliary.curator` when it names a provider other than `auto` and a model (values
+    /// trimmed, blanks unset), else the legacy `curator.auxiliary`, else nothing.
+    #[test]
+    fn the_curator_slot_then_the_legacy_one_then_none() {
+        let legacy = "curator:\n  auxiliary:\n    provider: legacy\n    model: m2\n";
+        assert_eq!(
+            picked(&format!(
+                "auxiliary:\n  curator:\n    provider: openrouter\n    model: ' m1 '\n    base_url: http://127.0.0.1:9/v1\n    api_key: k1\n{legacy}"
+            )),
+            (
+                some("openrouter"),
+                some("m1"),
+                some("http://127.0.0.1:9/v1"),
+                some("k1")
+            )
+        );
+        assert_eq!(
+            picked(&format!(
+                "auxiliary:\n  curator:\n    provider: openrouter\n    model: m1\n    base_url: '  '\n{legacy}"
+            )),
+            (some("openrouter"), some("m1"), None, None)
+        );
+        assert_eq!(
+            picked(&format!(
+                "auxiliary:\n  curator:\n    provider: auto\n    model: m1\n    api_key: k1\n{legacy}"
+            )),
+            (some("legacy"), some("m2"), None, None)
+        );
+        assert_eq!(
+            picked(&format!(
+                "auxiliary:\n  curator:\n    provider: openrouter\n    model: '  '\n{legacy}"
+            )),
+            (some("legacy"), some("m2"), None, None)
+        );
+        assert_eq!(
+            picked("curator:\n  auxiliary:\n    provider: legacy\n"),
+            (None, None, None, None)
+        );
+        assert_eq!(picked(""), (None, None, None, None));
+    }
+}

@@ -62,3 +62,100 @@ pub fn idle_days(row: &Row, now: Timestamp) -> Option<i64> {
     let micros = now.as_microsecond() - then.as_microsecond();
     Some(micros.div_euclid(86_400_000_000).max(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::curator::rows::fixture::{row, ts};
+
+    fn c(name: &str, idle_days: i64) -> Candidate {
+        Candidate {
+            name: name.into(),
+            idle_days,
+        }
+    }
+
+    /// At least `days` idle (the boundary included), counted from the last activity, else
+    /// from creation; pinned and archived skills never, a cron job's spared; most idle
+    /// first, ties in name order.
+    #[test]
+    fn candidates_idle_at_least_the_days_most_idle_first() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let rows = vec![
+            row(
+                "a-old",
+                json!({"last_used_at": "2026-03-01T12:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "b-edge",
+                json!({"created_at": "2026-05-02T12:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "c-young",
+                json!({"last_used_at": "2026-05-02T12:00:01+00:00",
+                       "created_at": "2026-01-01T00:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "d-pinned",
+                json!({"pinned": true, "created_at": "2026-01-01T00:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "e-archived",
+                json!({"state": "archived", "created_at": "2026-01-01T00:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "f-cron",
+                json!({"created_at": "2026-04-01T12:00:00+00:00"}),
+                now,
+            ),
+            row(
+                "g-tie",
+                json!({"last_viewed_at": "2026-03-01T12:00:00+00:00"}),
+                now,
+            ),
+            row("h-bad", json!({"created_at": "garbage"}), now),
+        ];
+        let cron: BTreeSet<String> = ["f-cron".to_string()].into();
+        let (picked, spared) = candidates(&rows, &cron, 30, now);
+        assert_eq!(picked, [c("a-old", 92), c("g-tie", 92), c("b-edge", 30)]);
+        assert_eq!(spared, [c("f-cron", 61)]);
+        let (picked, spared) = candidates(&rows, &cron, 31, now);
+        assert_eq!(picked, [c("a-old", 92), c("g-tie", 92)]);
+        assert_eq!(spared, [c("f-cron", 61)]);
+    }
+
+    #[test]
+    fn idle_days_are_whole_days_never_negative() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let idle = |record| idle_days(&row("s", record, now), now);
+        assert_eq!(
+            idle(json!({"last_used_at": "2026-05-30T00:00:00+00:00",
+                        "created_at": "2026-01-01T00:00:00+00:00"})),
+            Some(2)
+        );
+        assert_eq!(
+            idle(json!({"created_at": "2026-05-31T11:59:59+00:00"})),
+            Some(1)
+        );
+        assert_eq!(
+            idle(json!({"created_at": "2026-05-31T12:00:01+00:00"})),
+            Some(0)
+        );
+        assert_eq!(
+            idle(json!({"last_patched_at": "2026-06-03T00:00:00+00:00"})),
+            Some(0)
+        );
+        assert_eq!(idle(json!({"created_at": ""})), None);
+        assert_eq!(
+            idle(json!({"created_at": "2025-06-01T12:00:00"})),
+            Some(365)
+        );
+    }
+}

@@ -592,4 +592,324 @@ mod tests {
                 .expect("parse");
         assert_eq!(run["duration_seconds"], json!(75.46));
     }
+
+    fn tiny(dir: &Path) -> RunReport<'_> {
+        RunReport {
+            started_at: clock::parse_timestamp("2026-06-01T12:00:00Z").expect("ts"),
+            elapsed_seconds: 75.456,
+            auto_counts: Counts::default(),
+            before: &[],
+            after: &[],
+            llm: LlmMeta::skipped("consolidation off"),
+            auto_archived: &[],
+            auto_changes: &[],
+            skills_dir: dir,
+            classified: None,
+            cron_rewrites: None,
+        }
+    }
+
+    /// `run.json` as Python's `json.dumps(indent=2, ensure_ascii=False)` writes it, with a
+    /// newline; a run without an LLM pass has every key, empty.
+    #[test]
+    fn run_json_bytes_of_a_run_without_llm() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let at = tiny(dir.path())
+            .write(&dir.path().join("logs"))
+            .expect("write");
+        assert_eq!(
+            std::fs::read_to_string(at.join("run.json")).expect("read"),
+            "{\n  \"started_at\": \"2026-06-01T12:00:00+00:00\",\n  \"duration_seconds\": 75.46,\n  \"model\": \"\",\n  \"provider\": \"\",\n  \"auto_transitions\": {\n    \"marked_stale\": 0,\n    \"archived\": 0,\n    \"reactivated\": 0,\n    \"checked\": 0,\n    \"seeded\": 0\n  },\n  \"counts\": {\n    \"before\": 0,\n    \"after\": 0,\n    \"delta\": 0,\n    \"archived_this_run\": 0,\n    \"added_this_run\": 0,\n    \"consolidated_this_run\": 0,\n    \"pruned_this_run\": 0,\n    \"state_transitions\": 0,\n    \"cron_jobs_rewritten\": 0,\n    \"tool_calls_total\": 0\n  },\n  \"tool_call_counts\": {},\n  \"archived\": [],\n  \"consolidated\": [],\n  \"pruned\": [],\n  \"pruned_names\": [],\n  \"added\": [],\n  \"state_transitions\": [],\n  \"cron_rewrites\": {\n    \"rewrites\": [],\n    \"jobs_updated\": 0,\n    \"jobs_scanned\": 0\n  },\n  \"llm_final\": \"\",\n  \"llm_summary\": \"skipped (consolidation off)\",\n  \"llm_error\": null,\n  \"tool_calls\": [],\n  \"auto_archived\": [],\n  \"auto_state_changes\": []\n}\n"
+        );
+        assert_eq!(round2(4.567), 4.57);
+    }
+
+    /// A report directory that cannot be made (here: a path too long for the kernel) is an
+    /// error at once, not a search for a free suffix.
+    #[test]
+    fn a_report_directory_that_cannot_be_made_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut logs = dir.path().to_path_buf();
+        while logs.as_os_str().len() < 3_800 {
+            logs.push("d".repeat(200));
+        }
+        let room = 4_090 - logs.as_os_str().len() - 1;
+        logs.push("e".repeat(room));
+        let err = tiny(dir.path()).write(&logs).expect_err("too long");
+        // ENAMETOOLONG
+        assert_eq!(err.raw_os_error(), Some(36));
+    }
+
+    /// Everything a run with an LLM pass reports: the diff of the library around the pass
+    /// (removed, added, state transitions; a state that is empty is no state), the tool
+    /// calls by name, the classification and cron rewrites, and the automatic pass's own
+    /// archives and state changes (its archives not repeated as state changes).
+    #[test]
+    fn a_full_report_payload_and_markdown() {
+        use crate::curator::rows::fixture::row;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let skills = dir.path().join("skills");
+        let now = clock::parse_timestamp("2026-06-01T12:00:00Z").expect("ts");
+        let rows = |spec: &[(&str, &str)]| -> Vec<Row> {
+            spec.iter()
+                .map(|(n, s)| row(n, json!({"created_by": "agent", "state": s}), now))
+                .collect()
+        };
+        let before = rows(&[
+            ("a", "active"),
+            ("b", "active"),
+            ("d", ""),
+            ("e", "stale"),
+            ("gone", "active"),
+        ]);
+        let after = rows(&[
+            ("a", "stale"),
+            ("b", "active"),
+            ("d", "active"),
+            ("umbrella", "active"),
+        ]);
+        let classified = Classification {
+            removed: vec!["e".into(), "gone".into()],
+            added: vec!["umbrella".into()],
+            consolidated: vec![json!({"name": "gone", "into": "umbrella",
+                "source": "tool-call audit", "reason": "same topic",
+                "model_claimed_into": "umbrela"})],
+            pruned: vec![json!({"name": "e", "source": "model summary",
+                "reason": "stale and unused"})],
+        };
+        let cron = json!({"rewrites": [{"job_id": "j1", "job_name": "nightly",
+            "before": ["gone", "e"], "after": ["umbrella"],
+            "mapped": {"gone": "umbrella"}, "dropped": ["e"]}],
+            "jobs_updated": 1, "jobs_scanned": 2});
+        let calls = vec![
+            json!({"name": "skill_view", "arguments": "{\"name\": \"a\"}"}),
+            json!({"name": "skill_manage", "arguments": "{}"}),
+            json!({"name": "skill_view", "arguments": "{}"}),
+            json!({"arguments": "{}"}),
+        ];
+        let archived = [ArchivedSkill {
+            name: "old".into(),
+            dest: skills.join(".archive/old"),
+        }];
+        let change = |n: &str, f: &str, t: &str| Change {
+            name: n.into(),
+            from: f.into(),
+            to: t.into(),
+        };
+        let changes = [
+            change("a", "active", "stale"),
+            change("old", "active", "archived"),
+        ];
+        let report = RunReport {
+            started_at: now,
+            elapsed_seconds: 4.567,
+            auto_counts: Counts {
+                marked_stale: 1,
+                archived: 1,
+                reactivated: 0,
+                checked: 6,
+                seeded: 0,
+            },
+            before: &before,
+            after: &after,
+            llm: LlmMeta {
+                final_text: "Merged the docker skills.".into(),
+                summary: "Merged the docker skills.".into(),
+                model: "m1".into(),
+                provider: "custom".into(),
+                tool_calls: calls.clone(),
+                error: None,
+            },
+            auto_archived: &archived,
+            auto_changes: &changes,
+            skills_dir: &skills,
+            classified: Some(&classified),
+            cron_rewrites: Some(cron.clone()),
+        };
+        let expected = json!({
+            "started_at": "2026-06-01T12:00:00+00:00",
+            "duration_seconds": 4.57,
+            "model": "m1",
+            "provider": "custom",
+            "auto_transitions": {"marked_stale": 1, "archived": 1, "reactivated": 0,
+                                 "checked": 6, "seeded": 0},
+            "counts": {"before": 5, "after": 4, "delta": -1, "archived_this_run": 2,
+                       "added_this_run": 1, "consolidated_this_run": 1,
+                       "pruned_this_run": 1, "state_transitions": 1,
+                       "cron_jobs_rewritten": 1, "tool_calls_total": 4},
+            "tool_call_counts": {"skill_view": 2, "skill_manage": 1, "unknown": 1},
+            "archived": ["e", "gone"],
+            "consolidated": classified.consolidated.clone(),
+            "pruned": classified.pruned.clone(),
+            "pruned_names": ["e"],
+            "added": ["umbrella"],
+            "state_transitions": [{"name": "a", "from": "active", "to": "stale"}],
+            "cron_rewrites": cron,
+            "llm_final": "Merged the docker skills.",
+            "llm_summary": "Merged the docker skills.",
+            "llm_error": null,
+            "tool_calls": calls,
+            "auto_archived": [{"name": "old", "archived_to": ".archive/old"}],
+            "auto_state_changes": [{"name": "a", "from": "active", "to": "stale"}],
+        });
+        let payload = report.payload();
+        assert_eq!(payload.to_string(), expected.to_string());
+        let md = [
+            "# Curator run — 2026-06-01T12:00:00+00:00\n",
+            "Model: `m1` via `custom`  ·  Duration: 4s  ·  Agent-created skills: 5 → 4 (-1)\n",
+            "## Auto-transitions (pure, no LLM)\n",
+            "- checked: 6",
+            "- marked stale: 1",
+            "- archived (no LLM, pure time-based staleness): 1",
+            "- reactivated: 0",
+            "",
+            "### Archived by the automatic pass (1)\n",
+            "_Unused for `curator.archive_after_days` or longer. Each directory now lives under `~/.hermes/skills/.archive/`; restore any with `hermes-curate restore <name>`._\n",
+            "Over the whole run, agent-created skills went from 6 to 4 (-2); the header counts from after this pass, as Hermes does.\n",
+            "- `old` → `.archive/old`",
+            "",
+            "### Automatic state changes (1)\n",
+            "- `a`: active → stale",
+            "",
+            "## LLM consolidation pass\n",
+            "- tool calls: **4** (by name: skill_manage=1, skill_view=2, unknown=1)",
+            "- consolidated into umbrellas: **1**",
+            "- pruned (archived for staleness): **1**",
+            "- new skills this run: **1**",
+            "- state transitions (active ↔ stale ↔ archived): **1**",
+            "",
+            "### Consolidated into umbrella skills (1)\n",
+            "_Each of these narrow skills was merged into a broader umbrella and archived; its content now lives in the umbrella's SKILL.md or its `references/`._\n",
+            "- `gone` → merged into `umbrella` — same topic  _(detected via tool-call audit)_",
+            "  ⚠ The curator's summary named `umbrela` as the umbrella but that skill doesn't exist post-run; showing the tool-call audit's finding instead.",
+            "",
+            "### Pruned — archived for staleness (1)\n",
+            "_Stale skills that no umbrella covers; archived, not deleted._\n",
+            "- `e` — stale and unused",
+            "",
+            "### New skills this run (1)\n",
+            "_Usually these are new class-level umbrellas created via `skill_manage action=create`._\n",
+            "- `umbrella`",
+            "",
+            "### State transitions (1)\n",
+            "- `a`: active → stale",
+            "",
+            "### Cron job skill references rewritten (1)\n",
+            "_Scheduled jobs that loaded a consolidated skill now load its umbrella; pruned skills were dropped from their lists._\n",
+            "- `nightly`: `gone, e` → `umbrella`",
+            "    - `gone` → `umbrella` (consolidated)",
+            "    - `e` dropped (pruned)",
+            "",
+            "## LLM final summary\n",
+            "Merged the docker skills.",
+            "",
+            "## Recovery\n",
+            "- Restore an archived skill: `hermes curator restore <name>`",
+            "- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`",
+            "- See `run.json` in this directory for the full machine-readable record.",
+            "",
+        ]
+        .join("\n");
+        assert_eq!(render_markdown(&payload), md);
+    }
+
+    const RECOVERY: &str = "## Recovery\n\n- Restore an archived skill: `hermes curator restore <name>`\n- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`\n- See `run.json` in this directory for the full machine-readable record.\n";
+
+    /// An LLM error is shown at the top and replaces the summary; entries without a reason,
+    /// an audit source or a claimed umbrella are shown bare; a job without a name by its id,
+    /// an empty list as `(none)`.
+    #[test]
+    fn markdown_of_an_errored_pass_with_bare_entries() {
+        let p = json!({
+            "started_at": "2026-06-01T12:00:00+00:00",
+            "duration_seconds": 125.9,
+            "llm_error": "error: boom",
+            "llm_final": "  \n",
+            "llm_summary": "error: boom",
+            "counts": {"before": 2, "after": 1, "delta": -1, "consolidated_this_run": 1,
+                       "pruned_this_run": 1},
+            "consolidated": [{"name": "c1", "into": "u1", "source": "model summary"}],
+            "pruned": [{"name": "p1", "source": "model summary"}],
+            "cron_rewrites": {"rewrites": [{"job_id": "j2", "before": [], "after": ["u1"]}]},
+        });
+        let expected = "# Curator run — 2026-06-01T12:00:00+00:00\n\n\
+            Model: `(not resolved)` via `(not resolved)`  ·  Duration: 2m 5s  ·  Agent-created skills: 2 → 1 (-1)\n\n\
+            > ⚠ LLM pass error: `error: boom`\n\n\
+            ## Auto-transitions (pure, no LLM)\n\n\
+            - checked: 0\n- marked stale: 0\n- archived (no LLM, pure time-based staleness): 0\n- reactivated: 0\n\n\
+            ## LLM consolidation pass\n\n\
+            - tool calls: **0** (by name: none)\n\
+            - consolidated into umbrellas: **1**\n\
+            - pruned (archived for staleness): **1**\n\
+            - new skills this run: **0**\n\
+            - state transitions (active ↔ stale ↔ archived): **0**\n\n\
+            ### Consolidated into umbrella skills (1)\n\n\
+            _Each of these narrow skills was merged into a broader umbrella and archived; its content now lives in the umbrella's SKILL.md or its `references/`._\n\n\
+            - `c1` → merged into `u1`\n\n\
+            ### Pruned — archived for staleness (1)\n\n\
+            _Stale skills that no umbrella covers; archived, not deleted._\n\n\
+            - `p1`\n\n\
+            ### Cron job skill references rewritten (1)\n\n\
+            _Scheduled jobs that loaded a consolidated skill now load its umbrella; pruned skills were dropped from their lists._\n\n\
+            - `j2`: `(none)` → `u1`\n\n";
+        assert_eq!(render_markdown(&p), format!("{expected}{RECOVERY}"));
+    }
+
+    /// Without a final answer or an error, the summary is shown (a skipped pass says why).
+    #[test]
+    fn markdown_of_a_skipped_pass_shows_its_summary() {
+        let p = json!({"llm_summary": "skipped (consolidation off)", "duration_seconds": 59.99});
+        let expected = "# Curator run — \n\n\
+            Model: `(not resolved)` via `(not resolved)`  ·  Duration: 59s  ·  Agent-created skills: 0 → 0 (+0)\n\n\
+            ## Auto-transitions (pure, no LLM)\n\n\
+            - checked: 0\n- marked stale: 0\n- archived (no LLM, pure time-based staleness): 0\n- reactivated: 0\n\n\
+            ## LLM consolidation pass\n\n\
+            - tool calls: **0** (by name: none)\n\
+            - consolidated into umbrellas: **0**\n\
+            - pruned (archived for staleness): **0**\n\
+            - new skills this run: **0**\n\
+            - state transitions (active ↔ stale ↔ archived): **0**\n\n\
+            ## LLM summary\n\n\
+            skipped (consolidation off)\n\n";
+        assert_eq!(render_markdown(&p), format!("{expected}{RECOVERY}"));
+    }
+
+    /// Each list shows its first 50 entries; past 50 a line says how many more are in
+    /// `run.json`, at exactly 50 none does.
+    #[test]
+    fn long_lists_stop_at_fifty() {
+        let payload = |n: usize| {
+            let names: Vec<String> = (1..=n).map(|i| format!("s{i}")).collect();
+            json!({
+                "auto_archived": names.iter()
+                    .map(|s| json!({"name": s, "archived_to": format!(".archive/{s}")}))
+                    .collect::<Vec<_>>(),
+                "auto_state_changes": names.iter()
+                    .map(|s| json!({"name": s, "from": "active", "to": "stale"}))
+                    .collect::<Vec<_>>(),
+                "consolidated": names.iter()
+                    .map(|s| json!({"name": s, "into": "u"}))
+                    .collect::<Vec<_>>(),
+                "pruned": names.iter().map(|s| json!({"name": s})).collect::<Vec<_>>(),
+            })
+        };
+        let more = |md: &str| -> Vec<String> {
+            md.lines()
+                .filter(|l| l.starts_with("- … and"))
+                .map(String::from)
+                .collect()
+        };
+        let fifty = render_markdown(&payload(50));
+        assert_eq!(more(&fifty), Vec::<String>::new());
+        assert!(fifty.contains("- `s50` → `.archive/s50`\n"), "{fifty}");
+        assert!(fifty.contains("- `s50`: active → stale\n"));
+        assert!(fifty.contains("- `s50` → merged into `u`\n"));
+        assert!(fifty.contains("- `s50`\n"));
+        let more_than_fifty = render_markdown(&payload(52));
+        assert_eq!(
+            more(&more_than_fifty),
+            vec!["- … and 2 more (see `run.json`)"; 4]
+        );
+        assert!(!more_than_fifty.contains("s51"));
+    }
 }

@@ -112,3 +112,192 @@ pub fn usage(index: &Index, now: Timestamp) -> Vec<Row> {
         })
         .collect()
 }
+
+/// Rows and homes for the curator's unit tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use std::collections::VecDeque;
+    use std::path::Path;
+
+    use jiff::Timestamp;
+    use serde_json::Value as Json;
+
+    use super::Row;
+    use crate::curator::consolidate::Model;
+    use crate::home::{Config, Home};
+    use crate::llm::{Completion, Delta, Endpoint, LlmError, ToolCall, Transport};
+    use crate::skills::library::Library;
+    use crate::skills::runtime::Runtime;
+
+    pub fn ts(s: &str) -> Timestamp {
+        crate::clock::parse_timestamp(s).expect("ts")
+    }
+
+    /// A report row as the index builds it (`record`: the stored record, or null for none).
+    pub fn row(name: &str, record: Json, now: Timestamp) -> Row {
+        Row::new(name, record.as_object(), now, None)
+    }
+
+    /// A home under `dir` with one `skills/<name>/SKILL.md` per name and `usage` as
+    /// `.usage.json` (none when null), read with `config`.
+    pub fn library(dir: &Path, skills: &[&str], usage: Json, config: Config) -> Library {
+        for name in skills {
+            let p = dir.join("skills").join(name);
+            std::fs::create_dir_all(&p).expect("mkdir");
+            std::fs::write(
+                p.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: About {name}.\n---\nbody\n"),
+            )
+            .expect("write");
+        }
+        std::fs::create_dir_all(dir.join("skills")).expect("mkdir");
+        if !usage.is_null() {
+            std::fs::write(dir.join("skills/.usage.json"), usage.to_string()).expect("usage");
+        }
+        Library::new(Home::at(dir), config, Runtime::plain_linux())
+    }
+
+    /// A model that answers from a script (then fails).
+    pub struct Scripted(pub VecDeque<Result<Completion, LlmError>>);
+
+    impl Transport for Scripted {
+        fn call(&mut self, _: &Json, _: &mut dyn FnMut(Delta<'_>)) -> Result<Completion, LlmError> {
+            self.0
+                .pop_front()
+                .unwrap_or(Err(LlmError::BadResponse("script ended".into())))
+        }
+    }
+
+    /// A final answer.
+    pub fn answer(text: &str) -> Result<Completion, LlmError> {
+        Ok(Completion {
+            content: Some(text.into()),
+            finish_reason: Some("stop".into()),
+            ..Default::default()
+        })
+    }
+
+    /// One call of `tool` with `arguments` (JSON text).
+    pub fn tool_call(tool: &str, arguments: &str) -> Result<Completion, LlmError> {
+        Ok(Completion {
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: tool.into(),
+                arguments: arguments.into(),
+            }],
+            finish_reason: Some("tool_calls".into()),
+            ..Default::default()
+        })
+    }
+
+    /// The consolidation pass's model `m1` on `custom`, answering from `script`.
+    pub fn model(script: Vec<Result<Completion, LlmError>>) -> Model {
+        Model {
+            endpoint: Endpoint {
+                provider: "custom".into(),
+                model: "m1".into(),
+                base_url: "http://127.0.0.1:9/v1".into(),
+                api_key: String::new(),
+                key_source: "none".into(),
+                max_tokens: None,
+                reasoning_effort: None,
+            },
+            transport: Box::new(Scripted(script.into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::fixture::{library, row, ts};
+    use super::*;
+    use crate::home::Config;
+
+    #[test]
+    fn a_row_reads_its_record_as_python_does() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let r = row(
+            "mine",
+            json!({"state": "stale", "pinned": "yes", "use_count": 5, "view_count": "x",
+                   "created_at": "2026-01-02T03:04:05+00:00"}),
+            now,
+        );
+        assert!(r.pinned());
+        assert_eq!(r.state(), Some("stale"));
+        assert_eq!(r.counter("use_count"), 5);
+        assert_eq!(r.counter("view_count"), 0);
+        assert_eq!(r.created_at(), Some("2026-01-02T03:04:05+00:00"));
+        let odd = row(
+            "odd",
+            json!({"pinned": 0, "state": 3, "created_at": null}),
+            now,
+        );
+        assert!(!odd.pinned());
+        assert_eq!(odd.state(), None);
+        assert_eq!(odd.created_at(), None);
+        let fresh = row("fresh", Json::Null, now);
+        assert!(!fresh.persisted);
+        assert_eq!(fresh.state(), Some("active"));
+        assert_eq!(fresh.created_at(), Some("2026-06-01T12:00:00+00:00"));
+    }
+
+    /// The managed skills are the agent-created ones and (with `prune_builtins`, the
+    /// default) the bundled ones, never a hub skill or one a person wrote; the usage report
+    /// lists every local skill with its origin. Both carry Hermes's row keys, in its order.
+    #[test]
+    fn managed_and_usage_rows_with_hermes_keys() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(
+            dir.path(),
+            &["mine", "hand", "bund", "hubbed"],
+            json!({"mine": {"created_by": "agent", "use_count": 2,
+                            "last_used_at": "2026-05-31T00:00:00+00:00"}}),
+            Config::defaults(),
+        );
+        std::fs::write(dir.path().join("skills/.bundled_manifest"), "bund:abc\n").expect("w");
+        std::fs::create_dir_all(dir.path().join("skills/.hub")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("skills/.hub/lock.json"),
+            r#"{"installed": {"hubbed": {"install_path": "hubbed"}}}"#,
+        )
+        .expect("w");
+        let now = ts("2026-06-01T12:00:00Z");
+        let index = Index::build(&lib);
+        let managed: Vec<String> = agent_created(&index, now)
+            .iter()
+            .map(|r| r.to_json().to_string())
+            .collect();
+        assert_eq!(
+            managed,
+            [
+                r#"{"name":"bund","created_by":null,"use_count":0,"view_count":0,"last_used_at":null,"last_viewed_at":null,"patch_count":0,"last_patched_at":null,"created_at":"2026-06-01T12:00:00+00:00","state":"active","pinned":false,"archived_at":null,"_persisted":false,"last_activity_at":null,"activity_count":0}"#,
+                r#"{"name":"mine","created_by":"agent","use_count":2,"last_used_at":"2026-05-31T00:00:00+00:00","view_count":0,"last_viewed_at":null,"patch_count":0,"last_patched_at":null,"created_at":"2026-06-01T12:00:00+00:00","state":"active","pinned":false,"archived_at":null,"_persisted":true,"last_activity_at":"2026-05-31T00:00:00+00:00","activity_count":2}"#,
+            ]
+        );
+        let usage: Vec<(String, Option<&str>, bool)> = super::usage(&index, now)
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.provenance.map(|o| o.as_str()),
+                    r.persisted,
+                )
+            })
+            .collect();
+        assert_eq!(
+            usage,
+            [
+                ("bund".to_string(), Some("bundled"), false),
+                ("hand".to_string(), Some("agent"), false),
+                ("hubbed".to_string(), Some("hub"), false),
+                ("mine".to_string(), Some("agent"), true),
+            ]
+        );
+        assert_eq!(
+            super::usage(&index, now)[2].to_json().to_string(),
+            r#"{"name":"hubbed","created_by":null,"use_count":0,"view_count":0,"last_used_at":null,"last_viewed_at":null,"patch_count":0,"last_patched_at":null,"created_at":"2026-06-01T12:00:00+00:00","state":"active","pinned":false,"archived_at":null,"provenance":"hub","_persisted":false,"last_activity_at":null,"activity_count":0}"#
+        );
+    }
+}

@@ -479,3 +479,423 @@ pub fn managed_rows(lib: &Library, now: Timestamp) -> Vec<Row> {
 pub fn cron_refs(lib: &Library) -> Result<BTreeSet<String>, CurateError> {
     Ok(cron::referenced_skill_names(&lib.home)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::curator::rows::fixture::{answer, library, model, tool_call, ts};
+    use crate::home::Config;
+
+    const NOW: &str = "2026-06-01T12:00:00Z";
+
+    /// Three agent-created skills: used 120 days ago (archived by a run), 45 days ago
+    /// (marked stale), created 3 days ago (left alone).
+    fn small_home(dir: &std::path::Path, config: Config) -> Library {
+        library(
+            dir,
+            &["old-used", "mid-used", "young-unused"],
+            json!({
+                "old-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-02-01T12:00:00+00:00"},
+                "mid-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-04-17T12:00:00+00:00"},
+                "young-unused": {"created_by": "agent",
+                                 "created_at": "2026-05-29T12:00:00+00:00"},
+            }),
+            config,
+        )
+    }
+
+    fn options(dry_run: bool, if_due: bool) -> RunOptions {
+        RunOptions {
+            dry_run,
+            if_due,
+            now: ts(NOW),
+            frozen_clock: true,
+        }
+    }
+
+    fn ran(outcome: Outcome) -> Ran {
+        match outcome {
+            Outcome::Ran(ran) => *ran,
+            Outcome::Skipped(s) => panic!("skipped: {s:?}"),
+        }
+    }
+
+    fn read(dir: &std::path::Path, rel: &str) -> String {
+        std::fs::read_to_string(dir.join(rel)).expect(rel)
+    }
+
+    fn usage(dir: &std::path::Path) -> Json {
+        serde_json::from_str(&read(dir, "skills/.usage.json")).expect("usage")
+    }
+
+    /// A live run: the backup, the transitions written once, the prompt snapshot dropped
+    /// because folders moved, the report and the state with the summary.
+    #[test]
+    fn a_live_run_archives_marks_and_records() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let snapshot = dir.path().join(".skills_prompt_snapshot.json");
+        std::fs::write(&snapshot, "{}").expect("snapshot");
+        let ran = ran(run(&lib, options(false, false)).expect("run"));
+        assert_eq!(
+            ran.counts,
+            Counts {
+                marked_stale: 1,
+                archived: 1,
+                reactivated: 0,
+                checked: 3,
+                seeded: 0
+            }
+        );
+        assert_eq!(
+            ran.summary,
+            "auto: 1 marked stale, 1 archived; llm: skipped (consolidation off)"
+        );
+        assert_eq!(ran.backup.as_deref(), Some("2026-06-01T12-00-00Z"));
+        let report = dir.path().join("logs/curator/20260601-120000");
+        assert_eq!(ran.report.as_deref(), Some(report.as_path()));
+        assert_eq!((ran.dry_run, ran.paused), (false, false));
+        assert!(ran.failures.is_empty() && ran.unreadable.is_empty());
+        assert_eq!(ran.state_was_corrupt, None);
+        assert_eq!(ran.archived.len(), 1);
+        assert_eq!(ran.archived[0].name, "old-used");
+        let usage = usage(dir.path());
+        assert_eq!(usage["old-used"]["state"], json!("archived"));
+        assert_eq!(usage["mid-used"]["state"], json!("stale"));
+        assert!(
+            dir.path()
+                .join("skills/.archive/old-used/SKILL.md")
+                .is_file()
+        );
+        assert!(
+            !snapshot.exists(),
+            "folders moved: the prompt snapshot is stale"
+        );
+        assert!(!dir.path().join("skills/.curator_suppressed").exists());
+        assert_eq!(
+            read(dir.path(), "skills/.curator_state"),
+            format!(
+                "{{\n  \"last_report_path\": \"{}\",\n  \"last_run_at\": \"2026-06-01T12:00:00+00:00\",\n  \"last_run_duration_seconds\": 0.0,\n  \"last_run_summary\": \"auto: 1 marked stale, 1 archived; llm: skipped (consolidation off)\",\n  \"last_run_summary_shown_at\": null,\n  \"paused\": false,\n  \"run_count\": 1\n}}",
+                report.display()
+            )
+        );
+        // Nothing left to move: the snapshot stays; the second report takes a suffix.
+        std::fs::write(&snapshot, "{}").expect("snapshot");
+        let again = ran_again(&lib);
+        assert_eq!(
+            again.summary,
+            "auto: no changes; llm: skipped (consolidation off)"
+        );
+        assert!(snapshot.exists());
+        assert_eq!(
+            again.report.as_deref(),
+            Some(dir.path().join("logs/curator/20260601-120000-2").as_path())
+        );
+        assert_eq!(CuratorState::load_lenient(&lib.home).run_count(), 2);
+    }
+
+    fn ran_again(lib: &Library) -> Ran {
+        ran(run(lib, options(false, false)).expect("run"))
+    }
+
+    /// A bundled skill archived by a run is suppressed, so the re-seeder leaves it archived.
+    #[test]
+    fn an_archived_bundled_skill_is_suppressed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = library(
+            dir.path(),
+            &["builtin"],
+            json!({"builtin": {"use_count": 1, "last_used_at": "2026-02-01T12:00:00+00:00"}}),
+            Config::defaults(),
+        );
+        std::fs::write(dir.path().join("skills/.bundled_manifest"), "builtin:abc\n")
+            .expect("manifest");
+        let ran = ran(run(&lib, options(false, false)).expect("run"));
+        assert_eq!(ran.counts.archived, 1);
+        assert_eq!(read(dir.path(), "skills/.curator_suppressed"), "builtin\n");
+    }
+
+    /// A dry run plans, writes nothing, and says why the LLM pass did not run: it is off, or
+    /// on in config but not available to this call.
+    #[test]
+    fn a_dry_run_previews_and_names_the_skipped_pass() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let before = read(dir.path(), "skills/.usage.json");
+        let ran = ran(run(&lib, options(true, false)).expect("run"));
+        assert_eq!(
+            ran.summary,
+            "dry-run auto: 1 marked stale, 1 archived; llm: skipped (consolidation off)"
+        );
+        let planned: Vec<(&str, transitions::Action)> = ran
+            .planned
+            .iter()
+            .map(|p| (p.name.as_str(), p.action))
+            .collect();
+        assert_eq!(
+            planned,
+            [
+                ("mid-used", transitions::Action::MarkStale),
+                ("old-used", transitions::Action::Archive)
+            ]
+        );
+        assert_eq!((ran.backup, ran.report), (None, None));
+        assert_eq!(read(dir.path(), "skills/.usage.json"), before);
+        assert!(!dir.path().join("skills/.curator_state").exists());
+        assert!(!dir.path().join("logs").exists());
+
+        let on = Config::from_bytes(
+            b"curator:\n  consolidate: true\n",
+            std::path::Path::new("c"),
+        )
+        .expect("config");
+        let lib = small_home(dir.path(), on);
+        let ran = ran_live(&lib);
+        assert_eq!(
+            ran.summary,
+            "auto: 1 marked stale, 1 archived; llm: skipped (consolidation not available)"
+        );
+    }
+
+    fn ran_live(lib: &Library) -> Ran {
+        ran(run(lib, options(false, false)).expect("run"))
+    }
+
+    /// `--if-due` on a home never looked at seeds the schedule (a dry run only says so);
+    /// a disabled curator is skipped by cron and refused when asked.
+    #[test]
+    fn if_due_seeds_and_disabled_refuses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        let Outcome::Skipped(skipped) = run(&lib, options(true, true)).expect("run") else {
+            panic!("ran");
+        };
+        assert!(!skipped.seeded_written);
+        assert!(matches!(skipped.schedule, Schedule::Seed(_)));
+        assert!(!dir.path().join("skills/.curator_state").exists());
+        let Outcome::Skipped(skipped) = run(&lib, options(false, true)).expect("run") else {
+            panic!("ran");
+        };
+        assert!(skipped.seeded_written);
+        let state = CuratorState::load_lenient(&lib.home);
+        assert_eq!(
+            state.str_field("last_run_at"),
+            Some("2026-06-01T12:00:00+00:00")
+        );
+        assert_eq!(
+            state.str_field("last_run_summary"),
+            Some(super::super::state::SEED_SUMMARY)
+        );
+        assert_eq!(
+            run(&lib, options(false, true)).expect("run"),
+            Outcome::Skipped(Skipped {
+                schedule: Schedule::NotDue {
+                    last_run_at: ts(NOW),
+                    next_run_at: ts("2026-06-08T12:00:00Z"),
+                },
+                seeded_written: false,
+            })
+        );
+
+        let off = Config::from_bytes(b"curator:\n  enabled: false\n", std::path::Path::new("c"))
+            .expect("config");
+        let lib = small_home(dir.path(), off);
+        let err = run(&lib, options(false, false)).expect_err("disabled");
+        assert_eq!(
+            err.to_string(),
+            "curator: disabled via config; enable with `curator.enabled: true`"
+        );
+        assert_eq!(err.hint(), None);
+        assert_eq!(
+            run(&lib, options(false, true)).expect("run"),
+            Outcome::Skipped(Skipped {
+                schedule: Schedule::Disabled,
+                seeded_written: false,
+            })
+        );
+    }
+
+    /// A state file that does not parse: a dry run looks with the defaults and says so; a
+    /// run is refused before anything is touched.
+    #[test]
+    fn a_corrupt_state_lets_a_dry_run_look_and_stops_a_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        std::fs::write(dir.path().join("skills/.curator_state"), "{\"paused\": tru")
+            .expect("state");
+        let usage_before = read(dir.path(), "skills/.usage.json");
+        let ran = ran(run(&lib, options(true, false)).expect("dry run"));
+        assert_eq!(
+            ran.state_was_corrupt.as_deref(),
+            Some("EOF while parsing a value at line 1 column 14")
+        );
+        let err = run(&lib, options(false, false)).expect_err("refused");
+        let state = dir.path().join("skills/.curator_state");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot replace {}: it does not parse (EOF while parsing a value at line 1 column 14); left as it is (a copy is in {}.corrupt): fix it, or move it away to start afresh",
+                state.display(),
+                state.display()
+            )
+        );
+        assert_eq!(
+            err.hint().as_deref(),
+            Some("check the permissions and free space of the skills directory")
+        );
+        assert_eq!(read(dir.path(), "skills/.usage.json"), usage_before);
+        assert!(!dir.path().join("skills/.curator_backups").exists());
+        assert!(!dir.path().join("skills/.archive").exists());
+    }
+
+    #[test]
+    fn each_refusal_has_its_hint() {
+        let path = std::path::PathBuf::from("/h/skills/.usage.json");
+        let io = || std::io::Error::other("disk full");
+        let hints: Vec<Option<String>> = [
+            CurateError::Busy(path.clone()),
+            CurateError::Sidecar(SidecarError::Corrupt {
+                path: path.clone(),
+                reason: "bad".into(),
+            }),
+            CurateError::Sidecar(SidecarError::File(FileError::new("read", &path, io()))),
+            CurateError::File(FileError::new("read", &path, io())),
+            CurateError::Cron(CronError::NotJson {
+                path: path.clone(),
+                reason: "bad".into(),
+            }),
+            CurateError::Backup(BackupError::Refused("no room".into())),
+            CurateError::Unrecorded {
+                moved: 2,
+                backup: Some("2026-06-01T12-00-00Z".into()),
+                source: FileError::new("replace", &path, io()),
+            },
+            CurateError::Unrecorded {
+                moved: 2,
+                backup: None,
+                source: FileError::new("replace", &path, io()),
+            },
+        ]
+        .iter()
+        .map(CurateError::hint)
+        .collect();
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            hints,
+            [
+                some("wait for it to finish; a stale lock is released when its process ends"),
+                some(
+                    "restore skills/.usage.json from the latest snapshot (`hermes-curate rollback --list`), or fix it by hand or move it away to start counting afresh"
+                ),
+                some("check the permissions and free space of the skills directory"),
+                some("check the permissions and free space of the skills directory"),
+                some(
+                    "fix cron/jobs.json (or move it away if no job needs a skill), then run again"
+                ),
+                some(
+                    "free some space or fix the permissions of skills/.curator_backups; to run without a backup set `curator.backup.enabled: false`"
+                ),
+                some(
+                    "the snapshot taken before the run holds the tree as it was: `hermes-curate rollback --id 2026-06-01T12-00-00Z`"
+                ),
+                some(
+                    "the archived folders are under skills/.archive; `hermes-curate restore NAME` brings one back"
+                ),
+            ]
+        );
+    }
+
+    /// `prune`'s pass: the named skills archived, the sidecar written once; the rows and
+    /// the cron references the commands read.
+    #[test]
+    fn archive_many_rows_and_cron_refs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("cron/jobs.json"),
+            r#"{"jobs": [{"id": "j1", "skills": ["mid-used", "/elsewhere"]}]}"#,
+        )
+        .expect("jobs");
+        assert_eq!(
+            cron_refs(&lib).expect("refs"),
+            BTreeSet::from(["elsewhere".to_string(), "mid-used".to_string()])
+        );
+        let names: Vec<String> = managed_rows(&lib, ts(NOW))
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(names, ["mid-used", "old-used", "young-unused"]);
+        let applied = archive_many(
+            &lib,
+            &["young-unused".to_string(), "old-used".to_string()],
+            ts(NOW),
+        )
+        .expect("archive");
+        let moved: Vec<&str> = applied.archived.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(moved, ["young-unused", "old-used"]);
+        let usage = usage(dir.path());
+        assert_eq!(usage["young-unused"]["state"], json!("archived"));
+        assert_eq!(
+            usage["old-used"]["archived_at"],
+            json!("2026-06-01T12:00:00+00:00")
+        );
+        assert_eq!(usage["mid-used"].get("state"), None);
+        std::fs::write(dir.path().join("cron/jobs.json"), "{\"jobs\": [ oops").expect("jobs");
+        assert_eq!(
+            cron_refs(&lib).expect_err("bad jobs").to_string(),
+            format!(
+                "cannot read the cron jobs, so the skills they need are unknown: {} is not valid JSON (expected value at line 1 column 12)",
+                dir.path().join("cron/jobs.json").display()
+            )
+        );
+    }
+
+    /// With the LLM pass: what it pruned is in the summary, and (a live run) the cron jobs
+    /// were looked at for references to rewrite.
+    #[test]
+    fn a_live_run_with_the_llm_pass_reports_its_prunings_and_cron_scan() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = small_home(dir.path(), Config::defaults());
+        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("cron/jobs.json"),
+            r#"{"jobs": [{"id": "j1", "skills": ["young-unused"]}]}"#,
+        )
+        .expect("jobs");
+        let script = vec![
+            tool_call(
+                "skill_manage",
+                r#"{"action":"delete","name":"mid-used","absorbed_into":""}"#,
+            ),
+            answer("Pruned mid-used."),
+        ];
+        let consolidation = Consolidation {
+            model: model(script),
+            cwd: dir.path().to_path_buf(),
+        };
+        let ran =
+            ran(run_consolidating(&lib, options(false, false), Some(consolidation)).expect("run"));
+        assert_eq!(
+            ran.summary,
+            "auto: 1 marked stale, 1 archived; llm: Pruned mid-used.\narchived 1 skill(s):\n  • mid-used — pruned (stale)\nfull report: hermes-curate status"
+        );
+        let report: Json =
+            serde_json::from_str(&read(dir.path(), "logs/curator/20260601-120000/run.json"))
+                .expect("run.json");
+        assert_eq!(
+            report["cron_rewrites"],
+            json!({"jobs_updated": 0, "rewrites": [], "jobs_scanned": 1})
+        );
+        assert_eq!(report["pruned_names"], json!(["mid-used"]));
+        assert!(
+            dir.path()
+                .join("skills/.archive/mid-used/SKILL.md")
+                .is_file()
+        );
+    }
+}

@@ -322,4 +322,126 @@ mod tests {
             "{not json"
         );
     }
+
+    #[test]
+    fn a_state_path_that_cannot_be_read_is_corrupt_not_missing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        std::fs::create_dir_all(home.curator_state()).expect("mkdir");
+        assert_eq!(
+            CuratorState::load(&home),
+            Loaded::Corrupt(
+                CuratorState::default(),
+                "Is a directory (os error 21)".into()
+            )
+        );
+        std::fs::remove_dir(home.curator_state()).expect("rmdir");
+        std::fs::write(home.curator_state(), "[1, 2]").expect("write");
+        assert_eq!(
+            CuratorState::load(&home),
+            Loaded::Corrupt(CuratorState::default(), "not a JSON object".into())
+        );
+        let err = CuratorState::default().save(&home).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot replace {}: it does not parse (not a JSON object); left as it is (a copy is in {}): fix it, or move it away to start afresh",
+                home.curator_state().display(),
+                dir.path().join("skills/.curator_state.corrupt").display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("skills/.curator_state.corrupt"))
+                .expect("copy"),
+            "[1, 2]"
+        );
+    }
+
+    #[test]
+    fn a_save_keeps_the_mode_of_the_file_it_replaces() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let mode = |home: &Home| {
+            std::fs::metadata(home.curator_state())
+                .expect("stat")
+                .permissions()
+                .mode()
+                & 0o7777
+        };
+        // No skills/ yet: the save makes it, and a new file is private.
+        CuratorState::default().save(&home).expect("save");
+        assert_eq!(mode(&home), 0o600);
+        std::fs::set_permissions(home.curator_state(), std::fs::Permissions::from_mode(0o644))
+            .expect("chmod");
+        let mut state = CuratorState::load_lenient(&home);
+        state.set_paused(true);
+        state.save(&home).expect("save");
+        assert_eq!(mode(&home), 0o644);
+        assert!(CuratorState::load_lenient(&home).paused());
+    }
+
+    #[test]
+    fn run_count_reads_what_python_int_reads() {
+        let with = |v: Json| {
+            let mut s = CuratorState::default();
+            s.set("run_count", v);
+            s.run_count()
+        };
+        assert_eq!(with(serde_json::json!(4)), 4);
+        assert_eq!(with(serde_json::json!(2.9)), 2);
+        assert_eq!(with(serde_json::json!(true)), 1);
+        assert_eq!(with(serde_json::json!(false)), 0);
+        assert_eq!(with(serde_json::json!(" 7 ")), 7);
+        assert_eq!(with(serde_json::json!("seven")), 0);
+        assert_eq!(with(Json::Null), 0);
+    }
+
+    #[test]
+    fn a_run_records_its_start_and_counts_itself() {
+        let mut state = CuratorState::default();
+        state.set("run_count", serde_json::json!("3"));
+        state.record_run(ts("2026-06-01T12:00:00Z"));
+        assert_eq!(
+            state.data.get("last_run_at"),
+            Some(&serde_json::json!("2026-06-01T12:00:00+00:00"))
+        );
+        assert_eq!(state.data.get("run_count"), Some(&serde_json::json!(4)));
+        state.set("run_count", serde_json::json!(i64::MAX));
+        state.record_run(ts("2026-06-02T00:00:00Z"));
+        assert_eq!(state.run_count(), i64::MAX);
+        assert_eq!(state.last_run_at(), Some(ts("2026-06-02T00:00:00Z")));
+    }
+
+    #[test]
+    fn each_schedule_has_its_reason_word() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let words: Vec<&str> = [
+            Schedule::Due { last_run_at: now },
+            Schedule::NotDue {
+                last_run_at: now,
+                next_run_at: now,
+            },
+            Schedule::Seed(CuratorState::default()),
+            Schedule::Paused,
+            Schedule::Disabled,
+        ]
+        .iter()
+        .map(Schedule::reason)
+        .collect();
+        assert_eq!(words, ["due", "not_due", "seeded", "paused", "disabled"]);
+        let mut state = CuratorState::default();
+        state.set(
+            "last_run_at",
+            serde_json::json!("2026-06-01T00:00:00+00:00"),
+        );
+        let config = crate::home::Config::defaults().curator;
+        assert_eq!(
+            schedule(&state, &config, now),
+            Schedule::NotDue {
+                last_run_at: ts("2026-06-01T00:00:00Z"),
+                next_run_at: ts("2026-06-08T00:00:00Z"),
+            }
+        );
+    }
 }

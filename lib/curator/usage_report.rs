@@ -84,3 +84,100 @@ pub fn text(rows: &[Row], now: Timestamp) -> String {
     }
     out.join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::curator::rows::fixture::{row, ts};
+    use crate::skills::provenance::Origin;
+
+    const LONG: &str = "a-hub-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+    /// In name order, as `rows::usage` hands them over.
+    fn rows() -> Vec<Row> {
+        let now = ts("2026-06-01T12:00:00Z");
+        let with = |name: &str, origin: Origin, record| {
+            let mut r = row(name, record, now);
+            r.provenance = Some(origin);
+            r
+        };
+        vec![
+            with(
+                LONG,
+                Origin::Hub,
+                json!({"use_count": 1, "last_used_at": "2026-05-01T12:00:00+00:00"}),
+            ),
+            with(
+                "b-agent",
+                Origin::Agent,
+                json!({"use_count": 5, "view_count": 1,
+                       "last_used_at": "2026-05-20T12:00:00+00:00"}),
+            ),
+            with("c-bundled", Origin::Bundled, json!({})),
+            with(
+                "d-agent",
+                Origin::Agent,
+                json!({"use_count": 1, "last_used_at": "2026-05-31T12:00:00+00:00"}),
+            ),
+        ]
+    }
+
+    fn names(rows: &[Row]) -> Vec<&str> {
+        rows.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn sort_words() {
+        assert_eq!(Sort::parse("activity"), Some(Sort::Activity));
+        assert_eq!(Sort::parse("recent"), Some(Sort::Recent));
+        assert_eq!(Sort::parse("name"), Some(Sort::Name));
+        assert_eq!(Sort::parse("Name"), None);
+    }
+
+    /// Most active first (ties keep name order), most recent first (never-active last),
+    /// by name; and only one provenance when asked.
+    #[test]
+    fn select_filters_then_sorts_stably() {
+        assert_eq!(
+            names(&select(rows(), None, Sort::Activity)),
+            ["b-agent", LONG, "d-agent", "c-bundled"]
+        );
+        assert_eq!(
+            names(&select(rows(), None, Sort::Recent)),
+            ["d-agent", "b-agent", LONG, "c-bundled"]
+        );
+        let mut reversed = rows();
+        reversed.reverse();
+        assert_eq!(
+            names(&select(reversed, None, Sort::Name)),
+            [LONG, "b-agent", "c-bundled", "d-agent"]
+        );
+        assert_eq!(
+            names(&select(rows(), Some("agent"), Sort::Name)),
+            ["b-agent", "d-agent"]
+        );
+        assert_eq!(names(&select(rows(), Some("hub"), Sort::Activity)), [LONG]);
+    }
+
+    #[test]
+    fn the_table_hermes_prints() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let rows = select(rows(), None, Sort::Activity);
+        assert_eq!(
+            text(&rows, now),
+            [
+                "skills: 4 total  (agent=2  bundled=1  hub=1)",
+                "",
+                "  skill                                     origin     use  view  patch   act  last_activity",
+                "  b-agent                                   agent        5     1      0     6  12d ago",
+                "  a-hub-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx  hub          1     0      0     1  31d ago",
+                "  d-agent                                   agent        1     0      0     1  1d ago",
+                "  c-bundled                                 bundled      0     0      0     0  never",
+            ]
+            .join("\n")
+        );
+        assert_eq!(text(&[], now), "curator: no skills found");
+    }
+}
