@@ -590,29 +590,12 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::curator::rows::fixture::{library, ts};
+    use crate::curator::rows::fixture::{cron_jobs, library, small_home, ts};
     use crate::home::Config;
 
     const NOW: &str = "2026-06-01T12:00:00Z";
     const OLD: &str = "  old-used                                 idle 120d";
     const MID: &str = "  mid-used                                 idle 45d";
-
-    /// Three agent-created skills: used 120 days ago, 45 days ago, created 3 days ago.
-    fn small_home(dir: &Path, config: Config) -> Library {
-        library(
-            dir,
-            &["old-used", "mid-used", "young-unused"],
-            json!({
-                "old-used": {"created_by": "agent", "use_count": 1,
-                             "last_used_at": "2026-02-01T12:00:00+00:00"},
-                "mid-used": {"created_by": "agent", "use_count": 1,
-                             "last_used_at": "2026-04-17T12:00:00+00:00"},
-                "young-unused": {"created_by": "agent",
-                                 "created_at": "2026-05-29T12:00:00+00:00"},
-            }),
-            config,
-        )
-    }
 
     fn config(yaml: &str) -> Config {
         Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).expect("config")
@@ -790,8 +773,7 @@ mod tests {
             "curator: not due — last run 0s ago; next run due at 2026-06-08T12:00:00+00:00\n"
         );
         // A refusal that is an error carries its hint.
-        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
-        std::fs::write(dir.path().join("cron/jobs.json"), "{\"jobs\": [ oops").expect("jobs");
+        cron_jobs(dir.path(), "{\"jobs\": [ oops");
         let (result, out) = call(Format::Text, |ui| run(&lib, options(false, false), ui));
         let err = result.expect_err("bad jobs");
         assert_eq!(out, "");
@@ -918,12 +900,10 @@ mod tests {
     fn prune_records_spared_and_failed_skills() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = small_home(dir.path(), Config::defaults());
-        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
-        std::fs::write(
-            dir.path().join("cron/jobs.json"),
+        cron_jobs(
+            dir.path(),
             r#"{"jobs": [{"id": "j", "skills": ["mid-used"]}]}"#,
-        )
-        .expect("jobs");
+        );
         // `.archive` is a file: the archive fails.
         std::fs::write(dir.path().join("skills/.archive"), "").expect("blocker");
         let (exit, out) = prune_with(&lib, 30, false, true, Format::Json);
@@ -956,12 +936,10 @@ mod tests {
     fn backup_and_rollback() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = small_home(dir.path(), Config::defaults());
-        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
-        std::fs::write(
-            dir.path().join("cron/jobs.json"),
+        cron_jobs(
+            dir.path(),
             r#"{"jobs": [{"id": "j", "skills": ["mid-used"]}]}"#,
-        )
-        .expect("jobs");
+        );
         let snap = dir
             .path()
             .join("skills/.curator_backups/2026-06-01T12-00-00Z");

@@ -138,6 +138,30 @@ pub(crate) mod fixture {
         Row::new(name, record.as_object(), now, None)
     }
 
+    /// Three agent-created skills as of 2026-06-01: used 120 days ago (a run archives it),
+    /// 45 days ago (marked stale), created 3 days ago and never used (left alone).
+    pub fn small_home(dir: &Path, config: Config) -> Library {
+        library(
+            dir,
+            &["old-used", "mid-used", "young-unused"],
+            serde_json::json!({
+                "old-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-02-01T12:00:00+00:00"},
+                "mid-used": {"created_by": "agent", "use_count": 1,
+                             "last_used_at": "2026-04-17T12:00:00+00:00"},
+                "young-unused": {"created_by": "agent",
+                                 "created_at": "2026-05-29T12:00:00+00:00"},
+            }),
+            config,
+        )
+    }
+
+    /// `text` as the home's `cron/jobs.json`.
+    pub fn cron_jobs(dir: &Path, text: &str) {
+        std::fs::create_dir_all(dir.join("cron")).expect("mkdir cron");
+        std::fs::write(dir.join("cron/jobs.json"), text).expect("write jobs.json");
+    }
+
     /// A home under `dir` with one `skills/<name>/SKILL.md` per name and `usage` as
     /// `.usage.json` (none when null), read with `config`.
     pub fn library(dir: &Path, skills: &[&str], usage: Json, config: Config) -> Library {

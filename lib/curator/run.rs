@@ -485,28 +485,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::curator::rows::fixture::{answer, library, model, tool_call, ts};
+    use crate::curator::rows::fixture::{
+        answer, cron_jobs, library, model, small_home, tool_call, ts,
+    };
     use crate::home::Config;
 
     const NOW: &str = "2026-06-01T12:00:00Z";
-
-    /// Three agent-created skills: used 120 days ago (archived by a run), 45 days ago
-    /// (marked stale), created 3 days ago (left alone).
-    fn small_home(dir: &std::path::Path, config: Config) -> Library {
-        library(
-            dir,
-            &["old-used", "mid-used", "young-unused"],
-            json!({
-                "old-used": {"created_by": "agent", "use_count": 1,
-                             "last_used_at": "2026-02-01T12:00:00+00:00"},
-                "mid-used": {"created_by": "agent", "use_count": 1,
-                             "last_used_at": "2026-04-17T12:00:00+00:00"},
-                "young-unused": {"created_by": "agent",
-                                 "created_at": "2026-05-29T12:00:00+00:00"},
-            }),
-            config,
-        )
-    }
 
     fn options(dry_run: bool, if_due: bool) -> RunOptions {
         RunOptions {
@@ -815,12 +799,10 @@ mod tests {
     fn archive_many_rows_and_cron_refs() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = small_home(dir.path(), Config::defaults());
-        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
-        std::fs::write(
-            dir.path().join("cron/jobs.json"),
+        cron_jobs(
+            dir.path(),
             r#"{"jobs": [{"id": "j1", "skills": ["mid-used", "/elsewhere"]}]}"#,
-        )
-        .expect("jobs");
+        );
         assert_eq!(
             cron_refs(&lib).expect("refs"),
             BTreeSet::from(["elsewhere".to_string(), "mid-used".to_string()])
@@ -861,12 +843,10 @@ mod tests {
     fn a_live_run_with_the_llm_pass_reports_its_prunings_and_cron_scan() {
         let dir = tempfile::tempdir().expect("tempdir");
         let lib = small_home(dir.path(), Config::defaults());
-        std::fs::create_dir_all(dir.path().join("cron")).expect("mkdir");
-        std::fs::write(
-            dir.path().join("cron/jobs.json"),
+        cron_jobs(
+            dir.path(),
             r#"{"jobs": [{"id": "j1", "skills": ["young-unused"]}]}"#,
-        )
-        .expect("jobs");
+        );
         let script = vec![
             tool_call(
                 "skill_manage",

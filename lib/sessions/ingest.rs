@@ -1225,20 +1225,14 @@ mod tests {
 
     #[test]
     fn timestamps_filled_after_an_earlier_one_still_move_forward() {
-        let line = serde_json::json!({"id": "s", "messages": [
-            {"role": "user", "content": "a"},
-            {"role": "user", "content": "b", "timestamp": 5.0},
-            {"role": "user", "content": "c"}
-        ]});
-        let mut item =
-            crate::sessions::record::parse_line(1, line, &Columns::default()).expect("parse");
-        let mut clock = 10.0;
-        fill_timestamps(&mut item, &mut clock);
-        let ts: Vec<f64> = item
-            .messages
-            .iter()
-            .map(|m| m.timestamp.expect("ts"))
-            .collect();
+        let (ts, _) = filled(
+            serde_json::json!([
+                {"role": "user", "content": "a"},
+                {"role": "user", "content": "b", "timestamp": 5.0},
+                {"role": "user", "content": "c"}
+            ]),
+            10.0,
+        );
         assert_eq!(ts[..2], [10.0, 5.0]);
         assert!((ts[2] - 10.000002).abs() < 1e-9, "{ts:?}");
     }
@@ -1314,22 +1308,27 @@ mod tests {
         assert_eq!((again.sessions, again.messages, again.skipped), (0, 0, 6));
     }
 
-    #[test]
-    fn timestamps_fill_from_a_running_clock() {
-        let line = serde_json::json!({"id": "s", "messages": [
-            {"role": "user", "content": "a"},
-            {"role": "user", "content": "b", "timestamp": 50.0},
-            {"role": "user", "content": "c"}
-        ]});
+    /// The timestamps `fill_timestamps` gives a session's messages, starting at `clock`,
+    /// and the clock after them.
+    fn filled(messages: serde_json::Value, mut clock: f64) -> (Vec<f64>, f64) {
+        let line = serde_json::json!({"id": "s", "messages": messages});
         let mut item =
             crate::sessions::record::parse_line(1, line, &Columns::default()).expect("parse");
-        let mut clock = 10.0;
         fill_timestamps(&mut item, &mut clock);
-        let ts: Vec<f64> = item
-            .messages
-            .iter()
-            .map(|m| m.timestamp.expect("ts"))
-            .collect();
+        let ts = item.messages.iter().map(|m| m.timestamp.expect("ts"));
+        (ts.collect(), clock)
+    }
+
+    #[test]
+    fn timestamps_fill_from_a_running_clock() {
+        let (ts, clock) = filled(
+            serde_json::json!([
+                {"role": "user", "content": "a"},
+                {"role": "user", "content": "b", "timestamp": 50.0},
+                {"role": "user", "content": "c"}
+            ]),
+            10.0,
+        );
         assert_eq!(ts, [10.0, 50.0, 50.000001]);
         assert!((clock - 50.000002).abs() < 1e-9, "{clock}");
     }
