@@ -749,17 +749,21 @@ mod tests {
                 .is_file()
         );
 
+        // Dry runs of the same candidates, each answered by its own script.
+        let dry_pass = |script| {
+            run(
+                &lib,
+                model(script),
+                &rows,
+                &cron,
+                true,
+                now,
+                true,
+                dir.path(),
+            )
+        };
         let exact = "y".repeat(240);
-        let outcome = run(
-            &lib,
-            model(vec![answer(&exact)]),
-            &rows,
-            &cron,
-            true,
-            now,
-            true,
-            dir.path(),
-        );
+        let outcome = dry_pass(vec![answer(&exact)]);
         let meta = outcome.meta.expect("meta");
         assert_eq!(
             (meta.final_text.as_str(), meta.summary.as_str()),
@@ -768,16 +772,7 @@ mod tests {
 
         // Interrupted: no answer and no error.
         let stopped = vec![Err(crate::llm::LlmError::Interrupted { partial: None })];
-        let outcome = run(
-            &lib,
-            model(stopped),
-            &rows,
-            &cron,
-            true,
-            now,
-            true,
-            dir.path(),
-        );
+        let outcome = dry_pass(stopped);
         let meta = outcome.meta.expect("meta");
         assert_eq!(
             (meta.final_text.as_str(), meta.summary.as_str()),
