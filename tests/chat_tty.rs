@@ -75,8 +75,16 @@ impl Tty {
     }
 
     /// Waits until the turn is over: the prompt is back on the last line (the answer is
-    /// shown while it streams, before it is stored).
+    /// shown while it streams, before it is stored). Keys that only the line editor reads
+    /// (Ctrl-D, Ctrl-U) are sent after this: until then the terminal is in cooked mode, where
+    /// they mean something else.
     fn wait_prompt(&self) {
+        self.wait_prompt_with("");
+    }
+
+    /// Waits for the prompt with `prefill` already in the line.
+    fn wait_prompt_with(&self, prefill: &str) {
+        let want = format!("› {prefill}");
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -85,7 +93,7 @@ impl Tty {
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
-            if last.trim_end() == "›" {
+            if last.trim_end() == want.trim_end() {
                 return;
             }
             if start.elapsed() > Duration::from_secs(15) {
@@ -138,6 +146,7 @@ fn a_streamed_answer_and_the_start_line() {
     );
     tty.line("hi there");
     tty.wait_for("Hello from the terminal.");
+    tty.wait_prompt();
     tty.keys(&["C-d"]);
     tty.wait_for("[exited 0]");
     assert_eq!(
@@ -166,6 +175,7 @@ fn ctrl_c_cancels_the_turn_and_the_next_one_runs() {
     std::thread::sleep(Duration::from_millis(400));
     tty.keys(&["C-c"]);
     tty.wait_for("interrupted");
+    tty.wait_prompt();
     tty.line("again");
     tty.wait_for("second answer");
     tty.wait_prompt();
@@ -198,6 +208,7 @@ fn retry_takes_the_old_answer_back_from_the_store_too() {
     tty.wait_for("›");
     tty.line("question one");
     tty.wait_for("first answer");
+    tty.wait_prompt();
     tty.line("/retry");
     tty.wait_for("better answer");
     tty.wait_prompt();
@@ -228,9 +239,11 @@ fn undo_rewinds_and_puts_the_text_back_and_new_starts_a_session() {
     tty.wait_for("›");
     tty.line("take this back");
     tty.wait_for("an answer");
+    tty.wait_prompt();
     tty.line("/undo");
-    let screen = tty.wait_for("undid 1 turn (2 message(s))");
-    assert!(screen.trim_end().ends_with("› take this back"), "{screen}");
+    tty.wait_prompt_with("take this back");
+    let screen = tty.screen();
+    assert!(screen.contains("undid 1 turn (2 message(s))"), "{screen}");
     assert_eq!(
         rows(
             home.path(),
@@ -298,7 +311,7 @@ fn a_missing_secret_is_asked_without_echo_and_kept_0600() {
     let tty = Tty::start(home.path(), "");
     tty.wait_for("›");
     tty.line("/deploy-demo");
-    tty.wait_for("DEMO_TOKEN is needed by this skill");
+    tty.wait_for("DEMO_TOKEN is needed by this skill (input hidden, Enter to skip):");
     tty.line("s3cr3t-value-123");
     tty.wait_for("deployed");
     let screen = tty.screen();
@@ -341,6 +354,7 @@ fn learn_saves_a_skill_that_lints_clean_and_the_next_session_sees_it() {
         "{first_user}"
     );
     assert!(first_user.contains("how we renewed the staging certificates"));
+    tty.wait_prompt();
     tty.keys(&["C-d"]);
     tty.wait_for("[exited 0]");
     // The linter agrees, and the next session's index lists it.

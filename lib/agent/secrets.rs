@@ -59,8 +59,6 @@ fn quote(value: &str) -> String {
 /// Reads one line from stdin with the terminal's echo off (restored afterwards, also when the
 /// read fails).
 pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
-    eprint!("{prompt}");
-    std::io::stderr().flush()?;
     let fd = libc::STDIN_FILENO;
     // SAFETY: tcgetattr/tcsetattr on our own stdin with a zeroed, then filled, termios.
     let mut original: libc::termios = unsafe { std::mem::zeroed() };
@@ -71,8 +69,12 @@ pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
         quiet.c_lflag |= libc::ECHONL;
         unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
     }
+    // Echo is off before the prompt shows: a value typed or pasted as soon as the prompt
+    // appears must never reach the screen.
+    eprint!("{prompt}");
+    let flushed = std::io::stderr().flush();
     let mut line = String::new();
-    let read = std::io::stdin().lock().read_line(&mut line);
+    let read = flushed.and_then(|()| std::io::stdin().lock().read_line(&mut line));
     if is_tty {
         unsafe { libc::tcsetattr(fd, libc::TCSANOW, &original) };
     }
