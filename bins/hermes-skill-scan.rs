@@ -132,7 +132,18 @@ fn main() -> ExitCode {
         // Drawn only once the run has lasted long enough to read it (progress::DELAY).
         let bar = progress::bar_in(0, "scanning", args.common.quiet, Units::Count("skills"));
         let found = || bar.inc_length(1);
-        let tick = || bar.inc(1);
+        let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
+            ScanFormat::Text
+        } else {
+            ScanFormat::Jsonl
+        });
+        // JSONL records are rendered by the thread that scanned the skill, not after the
+        // last one; a baseline changes the findings after the run, so not with one.
+        let render = format == ScanFormat::Jsonl && baseline.is_none();
+        let finish = |result: &batch::SkillResult| {
+            bar.inc(1);
+            render.then(|| report::skill_jsonl(result, args.trust))
+        };
         let only_skill_folders = paths.iter().all(|p| names_one_skill(p));
         // Huge pages speed a single skill's start-up (fewer faults); over a tree of skills
         // every fresh 2 MiB is zeroed at its first touch, and the kernel compacts memory to
@@ -144,7 +155,7 @@ fn main() -> ExitCode {
         let here = args.threads == Some(1) || only_skill_folders;
         let (outcome, elapsed) = if here {
             batch::timed(|| {
-                batch::find_and_run_here(&paths, &options, &found, &tick)
+                batch::find_and_run_here(&paths, &options, &found, &finish)
                     .map_err(anyhow::Error::from)
             })
         } else {
@@ -153,11 +164,12 @@ fn main() -> ExitCode {
                 .build()
                 .context("cannot start worker threads")?;
             batch::timed(|| {
-                pool.install(|| batch::find_and_run(&paths, &options, &found, &tick))
+                pool.install(|| batch::find_and_run(&paths, &options, &found, &finish))
                     .map_err(anyhow::Error::from)
             })
         };
-        let (mut results, problems) = outcome?;
+        let (done, problems) = outcome?;
+        let (mut results, mut rendered): (Vec<_>, Vec<_>) = done.into_iter().unzip();
         bar.finish_and_clear();
         // A scan that could not read what it was asked to scan has not passed, whatever
         // --fail-on and --quiet say: name every path, report nothing.
@@ -205,6 +217,7 @@ fn main() -> ExitCode {
         }
         if let Some(baseline) = &baseline {
             baseline.apply(&mut results);
+            rendered.clear();
         }
         let summary = Summary::of(&results, elapsed);
         let judged = if args.judge {
@@ -212,7 +225,7 @@ fn main() -> ExitCode {
         } else {
             Vec::new()
         };
-        print(&args, &results, &summary, &judged)?;
+        print(&args, format, &results, &rendered, &summary, &judged)?;
         Ok(exit_status(&args, &results))
     })
 }
@@ -270,32 +283,29 @@ fn judge(args: &Args, results: &[batch::SkillResult]) -> anyhow::Result<Vec<serd
     Ok(hermes_loop::judge::run(&mut client, &endpoint, results))
 }
 
+/// `rendered`: each skill's JSONL records, if the workers rendered them (else empty).
 fn print(
     args: &Args,
+    format: ScanFormat,
     results: &[batch::SkillResult],
+    rendered: &[Option<serde_json::Result<Vec<u8>>>],
     summary: &Summary,
     judged: &[serde_json::Value],
 ) -> anyhow::Result<()> {
-    let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
-        ScanFormat::Text
-    } else {
-        ScanFormat::Jsonl
-    });
     let mut out = Output::stdout();
     match format {
         ScanFormat::Jsonl => {
-            let mut records = report::records(results, summary, args.trust);
-            // The judge's records come before the summary, which stays last.
-            let summary = records.pop();
-            for record in &records {
-                out.jsonl(record)?;
+            for (number, result) in results.iter().enumerate() {
+                match rendered.get(number) {
+                    Some(Some(Ok(lines))) => out.raw(lines)?,
+                    _ => out.raw(&report::skill_jsonl(result, args.trust)?)?,
+                }
             }
+            // The judge's records come before the summary, which stays last.
             for record in judged {
                 out.jsonl(record)?;
             }
-            if let Some(summary) = &summary {
-                out.jsonl(summary)?;
-            }
+            out.jsonl(&report::summary_record(summary))?;
         }
         ScanFormat::Json => {
             let mut document = report::document(results, summary, args.trust);

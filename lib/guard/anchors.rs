@@ -53,11 +53,21 @@ impl Anchors {
             classes[usize::from(upper)] = classes[usize::from(upper.to_ascii_lowercase())];
         }
         let stride = next_class;
-
-        // The trie: `goto[state * stride + class]`, 0 meaning "no edge" (the root is never
-        // a child, so 0 is free to mean that).
-        let mut goto: Vec<u32> = vec![0; stride];
-        let mut own: Vec<Vec<u32>> = vec![Vec::new()];
+        // The trie is built in the table that becomes the automaton, `table[state * stride +
+        // class]`, 0 meaning "no edge" (the root is never a child, so 0 is free to mean
+        // that) until the breadth-first pass below fills every missing edge in. One table,
+        // not a trie and a copy: it is most of what a scan allocates before reading a byte.
+        // At most a state per literal byte: reserved once, so the table never moves, and
+        // only the rows used are touched.
+        let most_states = 1 + literals.iter().map(|l| l.as_ref().len()).sum::<usize>();
+        let mut table: Vec<u32> = Vec::with_capacity(most_states * stride);
+        table.resize(stride, 0);
+        let mut states = 1usize;
+        // The literals that end exactly at each state, as lists threaded through literal
+        // ids: `ends_here[state]` is the first, `next_literal[id]` the one after it.
+        const NONE: u32 = u32::MAX;
+        let mut ends_here: Vec<u32> = vec![NONE];
+        let mut next_literal: Vec<u32> = vec![NONE; literals.len()];
         let mut lengths = Vec::with_capacity(literals.len());
         for (id, literal) in literals.iter().enumerate() {
             let literal = literal.as_ref();
@@ -67,71 +77,68 @@ impl Anchors {
             }
             let mut state = 0usize;
             for &byte in literal {
-                let class = usize::from(classes[usize::from(byte)]);
-                let child = goto[state * stride + class] as usize;
-                state = if child != 0 {
-                    child
-                } else {
-                    let new = own.len();
-                    own.push(Vec::new());
-                    goto.extend(std::iter::repeat_n(0, stride));
-                    goto[state * stride + class] = new as u32;
-                    new
+                let at = state * stride + usize::from(classes[usize::from(byte)]);
+                state = match table[at] {
+                    0 => {
+                        let new = states;
+                        states += 1;
+                        table.resize(states * stride, 0);
+                        ends_here.push(NONE);
+                        table[at] = new as u32;
+                        new
+                    }
+                    child => child as usize,
                 };
             }
-            own[state].push(id as u32);
+            next_literal[id] = ends_here[state];
+            ends_here[state] = id as u32;
         }
-        let states = own.len();
 
-        // Breadth-first: a state's failure link (its longest proper suffix in the trie) is
-        // complete before its children are visited, so its row and outputs can be copied.
-        let mut delta: Vec<u32> = vec![0; states * stride];
+        // Breadth-first, so a state's failure link (its longest proper suffix in the trie)
+        // has its row and its outputs complete before the state is visited: a missing edge
+        // is the failure state's edge, and the outputs are the state's own followed by the
+        // failure state's.
         let mut fail = vec![0usize; states];
-        let mut all_outputs: Vec<Vec<u32>> = vec![Vec::new(); states];
+        let mut output_ranges = vec![(0u32, 0u32); states];
+        let mut outputs: Vec<u32> = Vec::new();
         let mut queue = VecDeque::new();
-        for class in 0..stride {
-            let child = goto[class] as usize;
-            delta[class] = child as u32;
-            if child != 0 {
-                queue.push_back(child);
-            }
-        }
+        queue.extend(
+            table[..stride]
+                .iter()
+                .filter(|&&c| c != 0)
+                .map(|&c| c as usize),
+        );
         while let Some(state) = queue.pop_front() {
-            let mut outs = own[state].clone();
-            outs.extend_from_slice(&all_outputs[fail[state]]);
-            all_outputs[state] = outs;
+            let from = outputs.len();
+            let mut id = ends_here[state];
+            while id != NONE {
+                outputs.push(id);
+                id = next_literal[id as usize];
+            }
+            outputs[from..].reverse();
+            let (fail_from, fail_to) = output_ranges[fail[state]];
+            outputs.extend_from_within(fail_from as usize..fail_to as usize);
+            output_ranges[state] = (from as u32, outputs.len() as u32);
+            let (row, fail_row) = (state * stride, fail[state] * stride);
             for class in 0..stride {
-                let child = goto[state * stride + class] as usize;
-                let via_fail = delta[fail[state] * stride + class];
-                if child == 0 {
-                    delta[state * stride + class] = via_fail;
-                } else {
-                    fail[child] = via_fail as usize;
-                    delta[state * stride + class] = child as u32;
-                    queue.push_back(child);
+                let via_fail = table[fail_row + class];
+                match table[row + class] {
+                    0 => table[row + class] = via_fail,
+                    child => {
+                        fail[child as usize] = via_fail as usize;
+                        queue.push_back(child as usize);
+                    }
                 }
             }
         }
 
-        let mut output_ranges = Vec::with_capacity(states);
-        let mut outputs = Vec::new();
-        for outs in &all_outputs {
-            let from = outputs.len() as u32;
-            outputs.extend_from_slice(outs);
-            output_ranges.push((from, outputs.len() as u32));
+        for entry in &mut table {
+            let next = *entry as usize;
+            let (from, to) = output_ranges[next];
+            let flag = if from == to { 0 } else { ENDS };
+            *entry = (next * stride) as u32 | flag;
         }
-        let transitions = delta
-            .iter()
-            .map(|&next| {
-                let next = next as usize;
-                let flag = if all_outputs[next].is_empty() {
-                    0
-                } else {
-                    ENDS
-                };
-                (next * stride) as u32 | flag
-            })
-            .collect();
+        let transitions = table;
         Anchors {
             classes,
             stride,

@@ -110,15 +110,17 @@ pub fn targets_with(
 
 /// Finds the skills under `paths` and scans (and lints) them on the current rayon pool, each
 /// skill starting as soon as the walk finds it; results in the order of [`targets`].
-/// `found` is called once per skill found, `tick` once per skill finished (progress).
-pub fn find_and_run(
+/// `found` is called once per skill found; `finish` once per skill scanned, on the thread
+/// that scanned it, and what it returns is kept beside the result (progress, and output
+/// rendered in parallel instead of after the last skill).
+pub fn find_and_run<T: Send>(
     paths: &[PathBuf],
     options: &RunOptions,
     found: &(dyn Fn() + Sync),
-    tick: &(dyn Fn() + Sync),
-) -> Result<(Vec<SkillResult>, Problems), TargetError> {
+    finish: &(dyn Fn(&SkillResult) -> T + Sync),
+) -> Result<(Vec<(SkillResult, T)>, Problems), TargetError> {
     // By the number each folder was found under: no path hashed or compared.
-    let done: Mutex<Vec<Option<SkillResult>>> = Mutex::new(Vec::new());
+    let done: Mutex<Vec<Option<(SkillResult, T)>>> = Mutex::new(Vec::new());
     let walked = rayon::scope(|scope| {
         targets_with(paths, &mut |number, dir, listing| {
             found();
@@ -126,12 +128,12 @@ pub fn find_and_run(
             let done = &done;
             scope.spawn(move |_| {
                 let result = run_one(&dir, listing, options);
-                tick();
+                let finished = finish(&result);
                 let mut done = done.lock().unwrap_or_else(PoisonError::into_inner);
                 if done.len() <= number {
                     done.resize_with(number + 1, || None);
                 }
-                done[number] = Some(result);
+                done[number] = Some((result, finished));
             });
         })
     });
@@ -141,24 +143,25 @@ pub fn find_and_run(
 }
 
 /// [`find_and_run`] on the calling thread: each skill scanned as the walk hands it over.
-pub fn find_and_run_here(
+pub fn find_and_run_here<T>(
     paths: &[PathBuf],
     options: &RunOptions,
     found: &dyn Fn(),
-    tick: &dyn Fn(),
-) -> Result<(Vec<SkillResult>, Problems), TargetError> {
-    let mut done: Vec<Option<SkillResult>> = Vec::new();
+    finish: &dyn Fn(&SkillResult) -> T,
+) -> Result<(Vec<(SkillResult, T)>, Problems), TargetError> {
+    let mut done: Vec<Option<(SkillResult, T)>> = Vec::new();
     let (dirs, problems) = targets_with(paths, &mut |number, dir, listing| {
         found();
         debug_assert_eq!(number, done.len(), "numbered in the order found");
-        done.push(Some(run_one(dir, listing, options)));
-        tick();
+        let result = run_one(dir, listing, options);
+        let finished = finish(&result);
+        done.push(Some((result, finished)));
     })?;
     Ok((in_order(&dirs, done), problems))
 }
 
 /// The results, by the number each folder was found under, in the order of `dirs`.
-fn in_order(dirs: &[(usize, PathBuf)], mut done: Vec<Option<SkillResult>>) -> Vec<SkillResult> {
+fn in_order<R>(dirs: &[(usize, PathBuf)], mut done: Vec<Option<R>>) -> Vec<R> {
     dirs.iter()
         .filter_map(|&(number, _)| done.get_mut(number)?.take())
         .collect()

@@ -51,8 +51,7 @@ pub fn lint_record(result: &SkillResult, issue: &Issue) -> Value {
 }
 
 /// A skill record. With `--lint-only` the verdict, install and finding keys are null.
-/// Typed rather than built as a map: one per skill, written at the end of a run while the
-/// other threads have nothing left to do.
+/// Typed rather than built as a map: one per skill.
 #[derive(Debug, Serialize)]
 pub struct SkillRecord<'a> {
     #[serde(rename = "type")]
@@ -92,14 +91,6 @@ pub fn skill_record(result: &SkillResult, trust: Trust) -> SkillRecord<'_> {
     }
 }
 
-/// One JSONL record of a run.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-pub enum Record<'a> {
-    Skill(SkillRecord<'a>),
-    Other(Value),
-}
-
 /// The summary record.
 pub fn summary_record(summary: &Summary) -> Value {
     json!({
@@ -123,29 +114,23 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Every record of a run in order: per skill its findings, lint issues and skill record,
-/// then the summary.
-pub fn records<'a>(results: &'a [SkillResult], summary: &Summary, trust: Trust) -> Vec<Record<'a>> {
-    let mut out = Vec::new();
-    for result in results {
-        if let Some(report) = &result.report {
-            out.extend(
-                report
-                    .findings
-                    .iter()
-                    .map(|f| Record::Other(finding_record(result, f))),
-            );
-        }
-        out.extend(
-            result
-                .lint
-                .iter()
-                .map(|i| Record::Other(lint_record(result, i))),
-        );
-        out.push(Record::Skill(skill_record(result, trust)));
+/// One skill's JSONL records, each line ended: its findings, its lint issues, then its
+/// skill record. A run's output is these in the order of the skills, then the summary;
+/// being one skill's alone, they are rendered on the thread that scanned it.
+pub fn skill_jsonl(result: &SkillResult, trust: Trust) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(512);
+    let findings = result.report.iter().flat_map(|r| &r.findings);
+    for finding in findings {
+        serde_json::to_writer(&mut out, &finding_record(result, finding))?;
+        out.push(b'\n');
     }
-    out.push(Record::Other(summary_record(summary)));
-    out
+    for issue in &result.lint {
+        serde_json::to_writer(&mut out, &lint_record(result, issue))?;
+        out.push(b'\n');
+    }
+    serde_json::to_writer(&mut out, &skill_record(result, trust))?;
+    out.push(b'\n');
+    Ok(out)
 }
 
 /// The `--format json` document: one object per skill with its findings and lint issues
