@@ -2,7 +2,7 @@
 //! frozen system prompt, the session row, the review counters) and the dispatch of every
 //! tool call to the library module that answers it.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -354,16 +354,7 @@ impl Agent {
         let provider_block = self.provider_block.clone();
         move || {
             let (skills_index, skills_count) = if with_skills {
-                let options = crate::skills::prompt::PromptOptions {
-                    tools: Some(tools.clone()),
-                    ..Default::default()
-                };
-                let index = crate::skills::prompt::collect(&library, &options);
-                let count = index.skills.len();
-                (
-                    crate::skills::prompt::render(&index, &Default::default()),
-                    count,
-                )
+                skills_index_for(&library, &tools)
             } else {
                 (String::new(), 0)
             };
@@ -1077,6 +1068,21 @@ fn is_secret_variable(name: &str) -> bool {
 }
 
 /// FNV-1a, for ids that only need to be spread out.
+/// The system prompt's skills index and how many skills it offers: only skills whose
+/// `requires_tools` the agent has, and none that are a fallback for a tool it has.
+fn skills_index_for(library: &Library, tools: &BTreeSet<String>) -> (String, usize) {
+    let options = crate::skills::prompt::PromptOptions {
+        tools: Some(tools.clone()),
+        ..Default::default()
+    };
+    let index = crate::skills::prompt::collect(library, &options);
+    let count = index.skills.len();
+    (
+        crate::skills::prompt::render(&index, &Default::default()),
+        count,
+    )
+}
+
 pub fn fnv(text: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
@@ -1084,4 +1090,40 @@ pub fn fnv(text: &str) -> u64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skills_index_offers_only_skills_the_agent_has_the_tools_for() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let skill = |name: &str, hermes: &str| {
+            let folder = dir.path().join("skills/ops").join(name);
+            std::fs::create_dir_all(&folder).unwrap_or_default();
+            let text = format!(
+                "---\nname: {name}\ndescription: The {name} skill.\nmetadata:\n  hermes:\n{hermes}---\n# {name}\n"
+            );
+            std::fs::write(folder.join("SKILL.md"), text).unwrap_or_default();
+        };
+        skill("plain-one", "    tags: [ops]\n");
+        skill("needs-browser", "    requires_tools: [browser_navigate]\n");
+        skill("no-terminal", "    fallback_for_tools: [terminal]\n");
+        skill("needs-terminal", "    requires_tools: [terminal]\n");
+        let Ok(library) = Library::open(Home::at(dir.path())) else {
+            panic!("library")
+        };
+        let tools: BTreeSet<String> = ["terminal", "read_file"].map(String::from).into();
+        let (index, count) = skills_index_for(&library, &tools);
+        assert_eq!(count, 2);
+        assert!(
+            index.contains(
+                "<available_skills>\n  ops:\n    - needs-terminal: The needs-terminal skill.\n    - plain-one: The plain-one skill.\n</available_skills>\n"
+            ),
+            "{index}"
+        );
+    }
 }

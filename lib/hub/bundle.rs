@@ -28,6 +28,27 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// The scan of the files as fetched, at the source's trust level; nothing is written.
+    pub fn scan(&self) -> crate::guard::SkillReport {
+        let files: Vec<crate::guard::BundleFile<'_>> = self
+            .files
+            .iter()
+            .map(|(rel, bytes)| crate::guard::BundleFile {
+                rel,
+                bytes,
+                executable: false,
+            })
+            .collect();
+        crate::guard::scan_bundle(
+            &self.name,
+            &files,
+            &crate::guard::ScanOptions {
+                trust: self.trust,
+                ..Default::default()
+            },
+        )
+    }
+
     /// Checks the name, every path and the limits; the error names what is wrong.
     pub fn validate(&self) -> Result<(), HubError> {
         validate_name(&self.name)?;
@@ -164,6 +185,20 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::{Install, Trust, Verdict};
+    use crate::hub::install::tests::caution_bundle;
+
+    /// What `inspect` reports: the verdict weighed at the source's trust level.
+    #[test]
+    fn a_bundle_is_scanned_at_its_sources_trust() {
+        let trusted = caution_bundle(Trust::Trusted).scan();
+        assert_eq!(trusted.trust, Trust::Trusted);
+        assert_eq!(trusted.install_verdict, Verdict::Caution);
+        assert_eq!(trusted.install(), Install::Allow);
+        assert_eq!(trusted.name, "netrc-reader");
+        let community = caution_bundle(Trust::Community).scan();
+        assert_eq!(community.install(), Install::Block);
+    }
 
     #[test]
     fn paths() {

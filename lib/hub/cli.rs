@@ -169,23 +169,7 @@ fn execute(
             let hub = Hub::open(home, "all")?;
             let bundle = hub.fetch(&id)?;
             bundle.validate()?;
-            let files: Vec<crate::guard::BundleFile<'_>> = bundle
-                .files
-                .iter()
-                .map(|(rel, bytes)| crate::guard::BundleFile {
-                    rel,
-                    bytes,
-                    executable: false,
-                })
-                .collect();
-            let report = crate::guard::scan_bundle(
-                &bundle.name,
-                &files,
-                &crate::guard::ScanOptions {
-                    trust: bundle.trust,
-                    ..Default::default()
-                },
-            );
+            let report = bundle.scan();
             let meta = super::source::meta_of(&bundle);
             let skill_md =
                 String::from_utf8_lossy(bundle.file("SKILL.md").unwrap_or_default()).into_owned();

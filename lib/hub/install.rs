@@ -530,7 +530,7 @@ pub fn parse_trust(text: &str) -> Trust {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::hub) mod tests {
     use super::*;
 
     #[test]
@@ -554,6 +554,56 @@ mod tests {
         ));
         assert!(resolve_target(&skills, "../x", "x").is_err());
         assert!(resolve_target(&skills, "docs/y", "x").is_err());
+    }
+
+    /// A bundle whose only findings read a credential file: a caution verdict.
+    pub(in crate::hub) fn caution_bundle(trust: Trust) -> Bundle {
+        let skill_md = "---\nname: netrc-reader\ndescription: Reads the netrc.\n---\n# Netrc\n\nRead the token with `cat ~/.netrc` when asked.\n";
+        Bundle {
+            name: "netrc-reader".into(),
+            files: vec![("SKILL.md".into(), skill_md.as_bytes().to_vec())],
+            source: "github".into(),
+            identifier: "acme/skills/netrc-reader".into(),
+            trust,
+            metadata: Default::default(),
+        }
+    }
+
+    /// The scan is judged at the bundle's trust level: a caution verdict installs from a
+    /// trusted source and is blocked from a community one.
+    #[test]
+    fn a_caution_verdict_is_judged_at_the_sources_trust() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let home = Home::at(dir.path());
+        let options = Options {
+            category: None,
+            force: false,
+            yes: false,
+            replace: false,
+        };
+        let now = jiff::Timestamp::UNIX_EPOCH;
+        let Ok(trusted) = install_bundle(&home, &caution_bundle(Trust::Trusted), &options, now)
+        else {
+            panic!("trusted install")
+        };
+        assert_eq!(trusted.decision, Decision::Installed);
+        assert_eq!(trusted.report.verdict, Verdict::Caution);
+        assert_eq!(trusted.reason, "Allowed (trusted source, caution verdict)");
+        assert!(home.skills_dir().join("netrc-reader/SKILL.md").is_file());
+
+        let home = Home::at(dir.path().join("other"));
+        let Ok(community) = install_bundle(&home, &caution_bundle(Trust::Community), &options, now)
+        else {
+            panic!("community install")
+        };
+        assert_eq!(community.decision, Decision::Blocked);
+        assert_eq!(
+            community.reason,
+            "Blocked (community source + caution verdict, 2 findings). Use --force to override."
+        );
+        assert!(!home.skills_dir().join("netrc-reader").exists());
     }
 
     #[test]

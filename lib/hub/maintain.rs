@@ -197,3 +197,54 @@ pub fn audit(hub: &Hub, name: Option<&str>) -> Result<Vec<AuditRow>, HubError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::{Install, Trust, Verdict};
+    use crate::home::Home;
+    use crate::hub::install::tests::caution_bundle;
+
+    /// An audit rescans at the trust level the lock recorded, not at the default
+    /// (community): a trusted skill with a caution verdict is still one to keep.
+    #[test]
+    fn an_audit_judges_each_skill_at_its_recorded_trust() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let home = Home::at(dir.path());
+        let options = Options {
+            category: None,
+            force: false,
+            yes: false,
+            replace: false,
+        };
+        let bundle = caution_bundle(Trust::Trusted);
+        let installed =
+            install::install_bundle(&home, &bundle, &options, jiff::Timestamp::UNIX_EPOCH);
+        assert_eq!(
+            installed.ok().map(|o| o.decision),
+            Some(Decision::Installed)
+        );
+        let Ok(config) = crate::hub::config::HubConfig::load(&home) else {
+            panic!("hub config")
+        };
+        let hub = Hub {
+            home,
+            config,
+            sources: Vec::new(),
+        };
+        let Ok(rows) = audit(&hub, None) else {
+            panic!("audit")
+        };
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].name, "netrc-reader");
+        assert_eq!(rows[0].identifier, "acme/skills/netrc-reader");
+        let Ok(report) = &rows[0].scan else {
+            panic!("scanned")
+        };
+        assert_eq!(report.trust, Trust::Trusted);
+        assert_eq!(report.install_verdict, Verdict::Caution);
+        assert_eq!(report.install(), Install::Allow);
+    }
+}

@@ -270,6 +270,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tool_result_names_its_tool_only_when_the_tool_exists() {
+        let call = ToolCall {
+            id: "call_7".into(),
+            name: "terminal".into(),
+            arguments: "{}".into(),
+        };
+        let known = Message::tool_result(&call, true, "ok");
+        assert_eq!(known.role, Some(Role::Tool));
+        assert_eq!(known.content, "ok");
+        assert_eq!(known.tool_call_id.as_deref(), Some("call_7"));
+        assert_eq!(known.tool_name.as_deref(), Some("terminal"));
+        assert_eq!(known.wire_name.as_deref(), Some("terminal"));
+        let unknown = Message::tool_result(&call, false, "no such tool");
+        assert_eq!(unknown.tool_name, None);
+        assert_eq!(unknown.wire_name.as_deref(), Some("terminal"));
+    }
+
+    #[test]
     fn stored_tool_calls_carry_python_ids_and_separators() {
         let mut m = Message::assistant("");
         m.tool_calls.push(ToolCall {
