@@ -116,7 +116,6 @@ pub fn usage(index: &Index, now: Timestamp) -> Vec<Row> {
 /// Rows and homes for the curator's unit tests.
 #[cfg(test)]
 pub(crate) mod fixture {
-    use std::collections::VecDeque;
     use std::path::Path;
 
     use jiff::Timestamp;
@@ -125,7 +124,7 @@ pub(crate) mod fixture {
     use super::Row;
     use crate::curator::consolidate::Model;
     use crate::home::{Config, Home};
-    use crate::llm::{Completion, Delta, Endpoint, LlmError, ToolCall, Transport};
+    use crate::llm::{Completion, LlmError};
     use crate::skills::library::Library;
     use crate::skills::runtime::Runtime;
 
@@ -181,52 +180,13 @@ pub(crate) mod fixture {
         Library::new(Home::at(dir), config, Runtime::plain_linux())
     }
 
-    /// A model that answers from a script (then fails).
-    pub struct Scripted(pub VecDeque<Result<Completion, LlmError>>);
-
-    impl Transport for Scripted {
-        fn call(&mut self, _: &Json, _: &mut dyn FnMut(Delta<'_>)) -> Result<Completion, LlmError> {
-            self.0
-                .pop_front()
-                .unwrap_or(Err(LlmError::BadResponse("script ended".into())))
-        }
-    }
-
-    /// A final answer.
-    pub fn answer(text: &str) -> Result<Completion, LlmError> {
-        Ok(Completion {
-            content: Some(text.into()),
-            finish_reason: Some("stop".into()),
-            ..Default::default()
-        })
-    }
-
-    /// One call of `tool` with `arguments` (JSON text).
-    pub fn tool_call(tool: &str, arguments: &str) -> Result<Completion, LlmError> {
-        Ok(Completion {
-            tool_calls: vec![ToolCall {
-                id: "call_1".into(),
-                name: tool.into(),
-                arguments: arguments.into(),
-            }],
-            finish_reason: Some("tool_calls".into()),
-            ..Default::default()
-        })
-    }
+    pub use crate::llm::testing::{answer, tool_call};
 
     /// The consolidation pass's model `m1` on `custom`, answering from `script`.
     pub fn model(script: Vec<Result<Completion, LlmError>>) -> Model {
         Model {
-            endpoint: Endpoint {
-                provider: "custom".into(),
-                model: "m1".into(),
-                base_url: "http://127.0.0.1:9/v1".into(),
-                api_key: String::new(),
-                key_source: "none".into(),
-                max_tokens: None,
-                reasoning_effort: None,
-            },
-            transport: Box::new(Scripted(script.into())),
+            endpoint: crate::llm::testing::endpoint(),
+            transport: Box::new(crate::llm::testing::Scripted::new(script)),
         }
     }
 }

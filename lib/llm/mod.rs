@@ -15,6 +15,8 @@ pub mod error;
 pub mod http;
 pub mod message;
 pub mod repair;
+#[cfg(test)]
+pub mod testing;
 pub mod wire;
 
 pub use client::{Client, Failure, RetryPolicy};

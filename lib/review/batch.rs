@@ -239,3 +239,99 @@ pub fn run(
     })?;
     Ok(totals)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::testing::{Scripted, answer, tool_call};
+    use crate::review::run::tests::{conversation, setup};
+
+    /// A model per review: the first session's review saves a memory, the third's fails.
+    fn source() -> Source {
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        Source::Fresh(Box::new(move || {
+            let script = match made.fetch_add(1, Ordering::SeqCst) {
+                0 => vec![
+                    tool_call(
+                        "memory",
+                        r#"{"action": "add", "target": "user", "content": "Answers in French."}"#,
+                    ),
+                    answer("Saved."),
+                ],
+                _ => vec![],
+            };
+            Ok(Box::new(Scripted::new(script)) as Box<dyn Transport>)
+        }))
+    }
+
+    #[test]
+    fn a_batch_counts_reviews_skips_and_failures_and_resumes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = setup(dir.path());
+        let empty = Conversation {
+            session_id: Some("s2".into()),
+            system_prompt: None,
+            messages: Vec::new(),
+        };
+        let mut failing = conversation();
+        failing.session_id = Some("s3".into());
+        let sessions = [conversation(), empty, failing];
+        let mut emitted = Vec::new();
+        let Ok(totals) = run(&setup, &sessions, &source(), 1, false, &mut |r| {
+            emitted.push(r.clone());
+            Ok(())
+        }) else {
+            panic!("the batch runs")
+        };
+        assert_eq!(
+            (
+                totals.sessions,
+                totals.reviewed,
+                totals.skipped,
+                totals.failed,
+                totals.writes
+            ),
+            (3, 1, 1, 1, 1)
+        );
+        assert_eq!(totals.requests, 3, "two for s1, one for s3");
+        let sessions_of: Vec<(&str, &str)> = emitted
+            .iter()
+            .map(|r| {
+                (
+                    r["session"].as_str().unwrap_or(""),
+                    r["type"].as_str().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            sessions_of,
+            [("s1", "action"), ("s1", "summary"), ("s3", "summary")]
+        );
+        assert_eq!(
+            emitted[2]["error"],
+            "the endpoint sent something that is not a chat completion: script ended"
+        );
+        let Ok(state) = std::fs::read_to_string(state_path(&setup.home)) else {
+            panic!("the resume file")
+        };
+        assert_eq!(
+            state,
+            "{\"session\":\"s1\",\"reviewed_at\":\"2026-05-28T20:26:40Z\"}\n"
+        );
+        // Again, with a model that now answers: s1 is done and s2 still empty, so only s3
+        // is reviewed.
+        let Ok(again) = run(&setup, &sessions, &source(), 1, false, &mut |_| Ok(())) else {
+            panic!("the batch runs again")
+        };
+        assert_eq!(
+            (again.sessions, again.reviewed, again.skipped, again.failed),
+            (3, 1, 2, 0)
+        );
+        assert_eq!(reviewed(&state_path(&setup.home)).len(), 2);
+        assert_eq!(
+            totals.record()["sessions"],
+            3,
+            "the batch record carries the totals"
+        );
+    }
+}

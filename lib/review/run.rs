@@ -345,3 +345,277 @@ pub fn review(
 pub fn is_dry_run_end(failure: &str) -> bool {
     failure.contains(transport::DRY_RUN)
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::llm::Message;
+    use crate::llm::testing::{Bodies, Scripted, answer, endpoint, tool_call};
+
+    /// A review of the home under `dir` on model `m1`, quiet, at a fixed time.
+    pub(crate) fn setup(dir: &Path) -> Setup {
+        Setup {
+            home: Home::at(dir),
+            config: Config::defaults(),
+            endpoint: endpoint(),
+            routed: false,
+            kind: Kind {
+                memory: true,
+                skills: true,
+            },
+            notify: Notify::On,
+            propose: false,
+            dry_run: false,
+            clock: Clock::new(Some(1_780_000_000.0)),
+            cwd: dir.to_path_buf(),
+            quiet: true,
+        }
+    }
+
+    pub(crate) fn conversation() -> Conversation {
+        Conversation {
+            session_id: Some("s1".into()),
+            system_prompt: None,
+            messages: vec![
+                Message::user("Please always answer me in French."),
+                Message::assistant("D'accord."),
+            ],
+        }
+    }
+
+    /// Runs one review of [`conversation`] against `script`; the report and the bodies.
+    pub(crate) fn run(
+        setup: &Setup,
+        script: Vec<Result<crate::llm::Completion, crate::llm::LlmError>>,
+    ) -> (Report, Bodies) {
+        let model = Scripted::new(script);
+        let bodies = model.bodies();
+        let Ok(report) = review(setup, &conversation(), Box::new(model), None) else {
+            panic!("the review runs")
+        };
+        (report, bodies)
+    }
+
+    fn sent_bytes(bodies: &Bodies) -> u64 {
+        let bodies = bodies.lock().expect("bodies");
+        bodies
+            .iter()
+            .map(|b| serde_json::to_vec(b).map_or(0, |v| v.len() as u64))
+            .sum()
+    }
+
+    fn tool_names(body: &Value) -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_memory_write_is_an_action_and_the_summary_counts_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (report, bodies) = run(
+            &setup(dir.path()),
+            vec![
+                tool_call(
+                    "memory",
+                    r#"{"action": "add", "target": "user", "content": "Answers in French."}"#,
+                ),
+                answer("Saved the language preference."),
+            ],
+        );
+        assert_eq!(report.failure, None);
+        assert_eq!(report.request, None);
+        let result = json!({"success": true, "done": true, "target": "user",
+            "usage": "1% — 18/1,375 chars", "entry_count": 1, "message": "Entry added.",
+            "note": "Write saved. This update is complete — do not repeat it."});
+        assert_eq!(
+            report.records,
+            [
+                json!({"type": "action", "tool": "memory",
+                    "arguments": {"action": "add", "target": "user", "content": "Answers in French."},
+                    "result": result}),
+                json!({"type": "summary", "line": "💾 Self-improvement review: User profile updated",
+                    "writes": 1, "proposals": 0, "calls": 1, "requests": 2,
+                    "bytes_sent": sent_bytes(&bodies), "routed": false,
+                    "reply": "Saved the language preference.", "error": null}),
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("memories/USER.md"))
+                .ok()
+                .as_deref(),
+            Some("Answers in French.")
+        );
+        let bodies = bodies.lock().expect("bodies");
+        // No chat prompt to reuse: the agent's own prompt and the four review tools, the
+        // conversation, then the review's request; the second call carries the result.
+        assert_eq!(
+            tool_names(&bodies[0]),
+            ["memory", "skill_manage", "skill_view", "skills_list"]
+        );
+        let first = bodies[0]["messages"].as_array().expect("messages");
+        assert_eq!(first.len(), 4);
+        assert_eq!(
+            first[1],
+            json!({"role": "user", "content": "Please always answer me in French."})
+        );
+        assert_eq!(
+            first[2],
+            json!({"role": "assistant", "content": "D'accord."})
+        );
+        let request = first[3]["content"].as_str().unwrap_or("");
+        assert!(request.starts_with("Review the conversation above for two things worth keeping"));
+        assert!(request.contains("\nUSER.md: (empty)\nMEMORY.md: (empty)\nSkills: (none)\n"));
+        let second = bodies[1]["messages"].as_array().expect("messages");
+        assert_eq!(second.len(), 6);
+        assert_eq!(second[5]["role"], "tool");
+        assert_eq!(second[5]["tool_call_id"], "call_1");
+        assert_eq!(
+            serde_json::from_str::<Value>(second[5]["content"].as_str().unwrap_or("")).ok(),
+            Some(result)
+        );
+    }
+
+    #[test]
+    fn nothing_to_save_writes_nothing_and_says_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (report, bodies) = run(&setup(dir.path()), vec![answer("Nothing to save.")]);
+        assert_eq!(
+            report.records,
+            [
+                json!({"type": "summary", "line": null, "writes": 0, "proposals": 0,
+                "calls": 0, "requests": 1, "bytes_sent": sent_bytes(&bodies),
+                "routed": false, "reply": "Nothing to save.", "error": null})
+            ]
+        );
+        assert!(!dir.path().join("memories/USER.md").exists());
+    }
+
+    #[test]
+    fn a_dry_run_keeps_the_request_and_sends_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut dry = setup(dir.path());
+        dry.dry_run = true;
+        let (report, bodies) = run(&dry, vec![answer("never sent")]);
+        assert!(bodies.lock().expect("bodies").is_empty());
+        assert!(report.records.is_empty());
+        assert_eq!(report.failure, None);
+        let Some(request) = report.request else {
+            panic!("the request is kept")
+        };
+        assert_eq!(request["model"], "m1");
+        assert_eq!(request["messages"].as_array().map(Vec::len), Some(4));
+    }
+
+    #[test]
+    fn a_proposal_is_recorded_and_the_home_is_left_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut propose = setup(dir.path());
+        propose.propose = true;
+        let Ok(scratch) = ScratchHome::copy_of(&propose.home) else {
+            panic!("scratch home")
+        };
+        let model = Scripted::new(vec![
+            tool_call(
+                "memory",
+                r#"{"action": "add", "target": "user", "content": "Answers in French."}"#,
+            ),
+            answer("Proposed."),
+        ]);
+        let Ok(report) = review(&propose, &conversation(), Box::new(model), Some(&scratch)) else {
+            panic!("the review runs")
+        };
+        assert_eq!(
+            report.records[0],
+            json!({"type": "proposal", "tool": "memory",
+                "arguments": {"action": "add", "target": "user", "content": "Answers in French."},
+                "diff": "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Answers in French.\n"})
+        );
+        assert!(!dir.path().join("memories/USER.md").exists());
+        let summary = report.records.last().cloned().unwrap_or_default();
+        assert_eq!(summary["writes"], 0);
+        assert_eq!(summary["proposals"], 1);
+        assert_eq!(
+            summary["line"],
+            "💡 Self-improvement review (proposed, nothing written): User profile updated"
+        );
+    }
+
+    #[test]
+    fn a_routed_review_has_its_own_prompt_and_only_the_review_tools() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut routed = setup(dir.path());
+        routed.routed = true;
+        let (report, bodies) = run(&routed, vec![answer("Nothing to save.")]);
+        assert_eq!(
+            report.records.last().map(|r| r["routed"].clone()),
+            Some(json!(true))
+        );
+        let bodies = bodies.lock().expect("bodies");
+        assert_eq!(
+            tool_names(&bodies[0]),
+            ["memory", "skill_manage", "skill_view", "skills_list"]
+        );
+    }
+
+    #[test]
+    fn a_review_that_keeps_calling_tools_ends_at_its_budget() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = (0..20)
+            .map(|_| tool_call("skills_list", "{}"))
+            .collect::<Vec<_>>();
+        let (report, bodies) = run(&setup(dir.path()), script);
+        let failure = "reached the limit of 16 model calls without an answer";
+        assert_eq!(report.failure.as_deref(), Some(failure));
+        assert_eq!(report.records.len(), 16 + 1);
+        assert_eq!(
+            report.records.last().cloned(),
+            Some(
+                json!({"type": "summary", "line": null, "writes": 0, "proposals": 0,
+                "calls": 16, "requests": 17, "bytes_sent": sent_bytes(&bodies),
+                "routed": false, "reply": null, "error": failure})
+            )
+        );
+    }
+
+    /// On the chat's own model the chat's prompt and tools are sent again, byte for byte
+    /// (the provider's cache serves the prefix); a prompt that names another model is not.
+    #[test]
+    fn the_chats_prompt_is_reused_only_on_the_chats_model() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let chat_prompt = "You are the chat.\nModel: m1\nProvider: custom";
+        let reviewed = |model: &str| {
+            let mut on = setup(dir.path());
+            on.endpoint.model = model.into();
+            let mut talk = conversation();
+            talk.system_prompt = Some(chat_prompt.into());
+            let scripted = Scripted::new(vec![answer("Nothing to save.")]);
+            let bodies = scripted.bodies();
+            let Ok(_) = review(&on, &talk, Box::new(scripted), None) else {
+                panic!("the review runs")
+            };
+            let body = bodies.lock().expect("bodies")[0].clone();
+            body
+        };
+        let same = reviewed("m1");
+        assert_eq!(same["messages"][0]["content"], chat_prompt);
+        assert!(tool_names(&same).contains(&"terminal".to_string()));
+        let other = reviewed("m2");
+        assert_ne!(other["messages"][0]["content"], chat_prompt);
+        assert!(
+            other["messages"][0]["content"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("\nModel: m2\nProvider: custom"))
+        );
+        assert_eq!(
+            tool_names(&other),
+            ["memory", "skill_manage", "skill_view", "skills_list"]
+        );
+    }
+}

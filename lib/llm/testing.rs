@@ -1,0 +1,78 @@
+//! A model for unit tests: it answers from a script and keeps every request body, so a
+//! test can assert exactly what was sent.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::{Completion, Delta, Endpoint, LlmError, ToolCall, Transport};
+
+/// The request bodies a [`Scripted`] model was sent, in order.
+pub type Bodies = Arc<Mutex<Vec<Value>>>;
+
+/// Answers from `script`, then fails with "script ended".
+pub struct Scripted {
+    script: VecDeque<Result<Completion, LlmError>>,
+    bodies: Bodies,
+}
+
+impl Scripted {
+    pub fn new(script: Vec<Result<Completion, LlmError>>) -> Scripted {
+        Scripted {
+            script: script.into(),
+            bodies: Bodies::default(),
+        }
+    }
+
+    /// The bodies sent so far (shared: read it after the transport is moved away).
+    pub fn bodies(&self) -> Bodies {
+        self.bodies.clone()
+    }
+}
+
+impl Transport for Scripted {
+    fn call(&mut self, body: &Value, _: &mut dyn FnMut(Delta<'_>)) -> Result<Completion, LlmError> {
+        if let Ok(mut bodies) = self.bodies.lock() {
+            bodies.push(body.clone());
+        }
+        self.script
+            .pop_front()
+            .unwrap_or(Err(LlmError::BadResponse("script ended".into())))
+    }
+}
+
+/// A final answer.
+pub fn answer(text: &str) -> Result<Completion, LlmError> {
+    Ok(Completion {
+        content: Some(text.into()),
+        finish_reason: Some("stop".into()),
+        ..Default::default()
+    })
+}
+
+/// One call `call_1` of `tool` with `arguments` (JSON text).
+pub fn tool_call(tool: &str, arguments: &str) -> Result<Completion, LlmError> {
+    Ok(Completion {
+        tool_calls: vec![ToolCall {
+            id: "call_1".into(),
+            name: tool.into(),
+            arguments: arguments.into(),
+        }],
+        finish_reason: Some("tool_calls".into()),
+        ..Default::default()
+    })
+}
+
+/// Model `m1` on a `custom` endpoint nobody listens on.
+pub fn endpoint() -> Endpoint {
+    Endpoint {
+        provider: "custom".into(),
+        model: "m1".into(),
+        base_url: "http://127.0.0.1:9/v1".into(),
+        api_key: String::new(),
+        key_source: "none".into(),
+        max_tokens: None,
+        reasoning_effort: None,
+    }
+}
