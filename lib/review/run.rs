@@ -600,8 +600,7 @@ pub(crate) mod tests {
             let Ok(_) = review(&on, &talk, Box::new(scripted), None) else {
                 panic!("the review runs")
             };
-            let body = bodies.lock().expect("bodies")[0].clone();
-            body
+            bodies.lock().expect("bodies")[0].clone()
         };
         let same = reviewed("m1");
         assert_eq!(same["messages"][0]["content"], chat_prompt);
