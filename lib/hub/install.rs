@@ -569,6 +569,20 @@ pub(in crate::hub) mod tests {
         }
     }
 
+    /// `hermes-skills hub install` without flags, at a fixed time.
+    pub(in crate::hub) fn install_plainly(
+        home: &Home,
+        bundle: &Bundle,
+    ) -> Result<Outcome, HubError> {
+        let options = Options {
+            category: None,
+            force: false,
+            yes: false,
+            replace: false,
+        };
+        install_bundle(home, bundle, &options, jiff::Timestamp::UNIX_EPOCH)
+    }
+
     /// The scan is judged at the bundle's trust level: a caution verdict installs from a
     /// trusted source and is blocked from a community one.
     #[test]
@@ -577,15 +591,7 @@ pub(in crate::hub) mod tests {
             panic!("temp dir")
         };
         let home = Home::at(dir.path());
-        let options = Options {
-            category: None,
-            force: false,
-            yes: false,
-            replace: false,
-        };
-        let now = jiff::Timestamp::UNIX_EPOCH;
-        let Ok(trusted) = install_bundle(&home, &caution_bundle(Trust::Trusted), &options, now)
-        else {
+        let Ok(trusted) = install_plainly(&home, &caution_bundle(Trust::Trusted)) else {
             panic!("trusted install")
         };
         assert_eq!(trusted.decision, Decision::Installed);
@@ -594,8 +600,7 @@ pub(in crate::hub) mod tests {
         assert!(home.skills_dir().join("netrc-reader/SKILL.md").is_file());
 
         let home = Home::at(dir.path().join("other"));
-        let Ok(community) = install_bundle(&home, &caution_bundle(Trust::Community), &options, now)
-        else {
+        let Ok(community) = install_plainly(&home, &caution_bundle(Trust::Community)) else {
             panic!("community install")
         };
         assert_eq!(community.decision, Decision::Blocked);

@@ -203,7 +203,7 @@ mod tests {
     use super::*;
     use crate::guard::{Install, Trust, Verdict};
     use crate::home::Home;
-    use crate::hub::install::tests::caution_bundle;
+    use crate::hub::install::tests::{caution_bundle, install_plainly};
 
     /// An audit rescans at the trust level the lock recorded, not at the default
     /// (community): a trusted skill with a caution verdict is still one to keep.
@@ -213,15 +213,7 @@ mod tests {
             panic!("temp dir")
         };
         let home = Home::at(dir.path());
-        let options = Options {
-            category: None,
-            force: false,
-            yes: false,
-            replace: false,
-        };
-        let bundle = caution_bundle(Trust::Trusted);
-        let installed =
-            install::install_bundle(&home, &bundle, &options, jiff::Timestamp::UNIX_EPOCH);
+        let installed = install_plainly(&home, &caution_bundle(Trust::Trusted));
         assert_eq!(
             installed.ok().map(|o| o.decision),
             Some(Decision::Installed)

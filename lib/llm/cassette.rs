@@ -462,6 +462,101 @@ mod tests {
     }
 
     #[test]
+    fn a_placeholder_set_later_replaces_the_old_value_and_keeps_the_order() {
+        let mut p = Placeholders::new(&[("home", "/root"), ("cwd", "/root/project")]);
+        p.set("session_id", "20260101_000000_abcdef");
+        p.set("cwd", "/srv/w");
+        // A value of one character would hide every such character: never a placeholder.
+        p.set("home", "/");
+        assert_eq!(
+            p.pairs,
+            [
+                (
+                    "{{session_id}}".to_string(),
+                    "20260101_000000_abcdef".to_string()
+                ),
+                ("{{cwd}}".to_string(), "/srv/w".to_string()),
+            ]
+        );
+        assert_eq!(
+            p.hide("cd /srv/w in 20260101_000000_abcdef from /root"),
+            "cd {{cwd}} in {{session_id}} from /root"
+        );
+    }
+
+    /// A recorded run on one machine replays on another: what differs between them is
+    /// hidden on the way in and expanded on the way out, nested anywhere in the JSON.
+    #[test]
+    fn a_cassette_recorded_here_replays_in_another_folder() {
+        use crate::llm::testing::{Scripted, answer};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("run.jsonl");
+        let body = |cwd: &str| {
+            json!({"model": "m1", "messages": [
+                {"role": "system", "content": format!("Current working directory: {cwd}")},
+                {"role": "user", "content": "hi"}], "n": 1})
+        };
+        let here = Placeholders::new(&[("cwd", "/work/a")]);
+        let inner = Scripted::new(vec![answer("Files are in /work/a/out.")]);
+        let Ok(mut recorder) = Recorder::create(&path, Box::new(inner), here) else {
+            panic!("cassette")
+        };
+        let recorded = recorder.call(&body("/work/a"), &mut |_| {});
+        assert_eq!(
+            recorded.ok().and_then(|c| c.content),
+            Some("Files are in /work/a/out.".to_string())
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some(concat!(
+                r#"{"request":{"model":"m1","messages":[{"role":"system","content":"Current working directory: {{cwd}}"},{"role":"user","content":"hi"}],"n":1},"#,
+                r#""response":{"content":"Files are in {{cwd}}/out.","finish_reason":"stop"}}"#,
+                "\n"
+            ))
+        );
+
+        let there = Placeholders::new(&[("cwd", "/home/b/proj")]);
+        let Ok(mut replayer) = Replayer::open(&path, there) else {
+            panic!("replay")
+        };
+        assert_eq!((replayer.len(), replayer.remaining()), (1, 1));
+        let mut streamed = String::new();
+        let replayed = replayer.call(&body("/home/b/proj"), &mut |d| {
+            if let Delta::Text(t) = d {
+                streamed.push_str(t);
+            }
+        });
+        assert_eq!(
+            replayed.ok().and_then(|c| c.content),
+            Some("Files are in /home/b/proj/out.".to_string())
+        );
+        assert_eq!(streamed, "Files are in /home/b/proj/out.");
+        assert_eq!(replayer.remaining(), 0);
+        let Err(LlmError::Replay(past_the_end)) = replayer.call(&body("/home/b/proj"), &mut |_| {})
+        else {
+            panic!("the cassette is used up")
+        };
+        assert!(
+            past_the_end.starts_with("replay: request 2 is not in the cassette "),
+            "{past_the_end}"
+        );
+        assert!(past_the_end.ends_with("(it holds 1)"), "{past_the_end}");
+
+        let there = Placeholders::new(&[("cwd", "/home/b/proj")]);
+        let Ok(mut replayer) = Replayer::open(&path, there) else {
+            panic!("replay")
+        };
+        let Err(LlmError::Replay(differs)) = replayer.call(&body("/elsewhere"), &mut |_| {}) else {
+            panic!("a different request is refused")
+        };
+        assert!(
+            differs.starts_with("replay: request 1 differs from the cassette "),
+            "{differs}"
+        );
+        assert!(differs.contains("at .messages[0].content"), "{differs}");
+    }
+
+    #[test]
     fn a_difference_names_its_place() {
         let a = json!({"messages": [{"role": "user", "content": "hello there"}]});
         let b = json!({"messages": [{"role": "user", "content": "hello world"}]});
