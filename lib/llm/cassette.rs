@@ -557,6 +557,114 @@ mod tests {
     }
 
     #[test]
+    fn errors_round_trip_as_what_the_client_retries_on() {
+        let http = LlmError::Http {
+            status: 429,
+            message: "slow down".into(),
+            retry_after: Some(std::time::Duration::from_millis(1500)),
+        };
+        let recorded = outcome_json(&Err(http));
+        assert_eq!(
+            recorded,
+            json!({"error": {"status": 429, "message": "slow down", "retry_after": 1.5}})
+        );
+        let Err(LlmError::Http {
+            status,
+            message,
+            retry_after,
+        }) = outcome_from_json(&recorded)
+        else {
+            panic!("an HTTP error")
+        };
+        assert_eq!((status, message.as_str()), (429, "slow down"));
+        assert_eq!(retry_after, Some(std::time::Duration::from_millis(1500)));
+        // Anything that was not an HTTP answer replays as a failed connection.
+        let dropped = outcome_json(&Err(LlmError::EmptyStream));
+        assert_eq!(dropped["error"]["status"], 0);
+        let Err(LlmError::Connect { detail }) = outcome_from_json(&dropped) else {
+            panic!("a connection error")
+        };
+        assert_eq!(detail, LlmError::EmptyStream.to_string());
+    }
+
+    /// The session id is known only once the session exists: it is set on the transport
+    /// afterwards, and hidden (or expanded) from then on.
+    #[test]
+    fn a_placeholder_set_on_the_transport_is_used_from_then_on() {
+        use crate::llm::testing::{Scripted, answer};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("run.jsonl");
+        let body = json!({"model": "m1", "max_tokens": 1000, "messages": [
+            {"role": "system", "content": "Session: 20260101_000000_aaaaaa\nProvider: acme"}]});
+        let inner = Scripted::new(vec![answer("ok")]);
+        let Ok(mut recorder) = Recorder::create(&path, Box::new(inner), Placeholders::default())
+        else {
+            panic!("cassette")
+        };
+        recorder.set_placeholder("session_id", "20260101_000000_aaaaaa");
+        assert!(recorder.call(&body, &mut |_| {}).is_ok());
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            text.contains(r#""Session: {{session_id}}\nProvider: acme""#),
+            "{text}"
+        );
+
+        let Ok(mut replayer) = Replayer::open(&path, Placeholders::default()) else {
+            panic!("replay")
+        };
+        assert_eq!(replayer.recorded_model().as_deref(), Some("m1"));
+        assert_eq!(replayer.recorded_provider().as_deref(), Some("acme"));
+        assert_eq!(replayer.recorded_max_tokens(), Some(1000));
+        let endpoint = replayer.endpoint(None);
+        assert_eq!(
+            (
+                endpoint.model.as_str(),
+                endpoint.provider.as_str(),
+                endpoint.base_url.as_str(),
+                endpoint.max_tokens
+            ),
+            ("m1", "acme", "replay", Some(1000))
+        );
+        let other = json!({"model": "m1", "max_tokens": 1000, "messages": [
+            {"role": "system", "content": "Session: 20270202_000000_bbbbbb\nProvider: acme"}]});
+        replayer.set_placeholder("session_id", "20270202_000000_bbbbbb");
+        assert!(replayer.call(&other, &mut |_| {}).is_ok());
+    }
+
+    #[test]
+    fn a_broken_cassette_names_the_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bad.jsonl");
+        let _ = std::fs::write(&path, "\n{\"request\": {}}\n");
+        let Err(e) = Replayer::open(&path, Placeholders::default()) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            e,
+            format!(
+                "{}:2: a cassette line needs \"request\" and \"response\"",
+                path.display()
+            )
+        );
+        let _ = std::fs::write(&path, "{\"request\": {}, \"response\": {}}\nnot json\n");
+        let Err(e) = Replayer::open(&path, Placeholders::default()) else {
+            panic!("refused")
+        };
+        assert!(
+            e.starts_with(&format!("{}:2: not JSON: ", path.display())),
+            "{e}"
+        );
+        let missing = dir.path().join("missing.jsonl");
+        let Err(e) = Replayer::open(&missing, Placeholders::default()) else {
+            panic!("refused")
+        };
+        assert!(
+            e.starts_with(&format!("cannot read cassette {}: ", missing.display())),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_difference_names_its_place() {
         let a = json!({"messages": [{"role": "user", "content": "hello there"}]});
         let b = json!({"messages": [{"role": "user", "content": "hello world"}]});
