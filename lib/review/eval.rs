@@ -318,3 +318,106 @@ pub fn run(
     emit(&summary)?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::testing::{Scripted, answer, tool_call};
+    use crate::review::run::tests::setup;
+
+    const CASES: &str = concat!(
+        r#"{"id": "lang", "messages": [{"role": "user", "content": "Always answer me in French."}, {"role": "assistant", "content": "D'accord."}], "expect": {"class": "memory", "about": "French"}}"#,
+        "\n\n",
+        r#"{"id": "broken-npm", "messages": [{"role": "user", "content": "npm is not found here"}, {"role": "assistant", "content": "It is not installed."}], "expect": {"class": "nothing"}, "forbidden": true}"#,
+        "\n",
+        r#"{"id": "deploy-fix", "messages": [{"role": "user", "content": "deploy with --wait next time"}], "skills": [{"name": "deploy", "description": "Deploys.", "body": "Run deploy."}], "expect": {"class": "skill_patch", "skill": "deploy"}}"#,
+        "\n",
+        r#"{"id": "again", "messages": [{"role": "user", "content": "Remember: French, always."}], "memory": {"user": ["Answers in French."]}, "expect": {"class": "nothing"}}"#,
+        "\n",
+        r#"{"id": "coffee", "messages": [{"role": "user", "content": "I drink coffee, black."}], "expect": {"class": "memory", "about": "coffee"}}"#,
+        "\n",
+    );
+
+    fn add_user(content: &str) -> Result<crate::llm::Completion, crate::llm::LlmError> {
+        tool_call(
+            "memory",
+            &json!({"action": "add", "target": "user", "content": content}).to_string(),
+        )
+    }
+
+    #[test]
+    fn cases_are_scored_per_class_with_duplicates_and_forbidden_saves() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let Ok(cases) = parse_cases(CASES) else {
+            panic!("the cases parse")
+        };
+        assert_eq!(cases.len(), 5);
+        let skill_md = "---\nname: deploy-notes\ndescription: Notes on deploying.\n---\n# Deploy notes\n\nPass --wait to deploy.\n";
+        let mut scripts = vec![
+            vec![add_user("Answers in French."), answer("Saved.")],
+            vec![add_user("npm is broken on this machine."), answer("Saved.")],
+            vec![
+                tool_call(
+                    "skill_manage",
+                    &json!({"action": "create", "name": "deploy-notes", "content": skill_md})
+                        .to_string(),
+                ),
+                answer("Created."),
+            ],
+            vec![add_user("Always answers in French."), answer("Saved.")],
+            vec![add_user("Likes tea."), answer("Saved.")],
+        ]
+        .into_iter();
+        let mut transport = || -> anyhow::Result<Box<dyn Transport>> {
+            Ok(Box::new(Scripted::new(scripts.next().unwrap_or_default())))
+        };
+        let mut records = Vec::new();
+        let Ok(summary) = run(&setup(dir.path()), &cases, &mut transport, &mut |r| {
+            records.push(r.clone());
+            Ok(())
+        }) else {
+            panic!("the eval runs")
+        };
+        let case = |id: &str, expected: &str, got: &str, ok: bool, dups: u32, forbidden: bool| {
+            json!({"type": "case", "id": id, "expected": expected, "got": [got], "ok": ok,
+                "duplicates": dups, "forbidden_save": forbidden, "error": null})
+        };
+        let expected_summary = json!({"type": "eval", "model": "m1", "cases": 5, "correct": 1,
+            "accuracy": 0.2, "classes": {
+                "memory": {"precision": 0.25, "recall": 0.5, "tp": 1, "fp": 3, "fn": 1},
+                "nothing": {"precision": null, "recall": 0.0, "tp": 0, "fp": 0, "fn": 2},
+                "skill_create": {"precision": 0.0, "recall": null, "tp": 0, "fp": 1, "fn": 0},
+                "skill_patch": {"precision": null, "recall": 0.0, "tp": 0, "fp": 0, "fn": 1}},
+            "duplicates_proposed": 1, "forbidden_saves": 1, "failed": 0});
+        assert_eq!(
+            records,
+            [
+                case("lang", "memory", "memory", true, 0, false),
+                case("broken-npm", "nothing", "memory", false, 0, true),
+                case("deploy-fix", "skill_patch", "skill_create", false, 0, false),
+                case("again", "nothing", "memory", false, 1, false),
+                case("coffee", "memory", "memory", false, 0, false),
+                expected_summary.clone(),
+            ]
+        );
+        assert_eq!(summary, expected_summary);
+        // Every case ran in a throwaway home: nothing reached the user's.
+        assert!(!dir.path().join("memories").exists());
+        assert!(!dir.path().join("skills").exists());
+    }
+
+    #[test]
+    fn a_bad_case_names_its_line() {
+        let Err(e) = parse_cases("\n{\"id\": \"x\"}\n") else {
+            panic!("refused")
+        };
+        assert!(e.to_string().starts_with("bad case: line 2: "), "{e}");
+        let Err(e) = parse_cases("nope\n") else {
+            panic!("refused")
+        };
+        assert!(
+            e.to_string().starts_with("bad case: line 1: not JSON: "),
+            "{e}"
+        );
+    }
+}
