@@ -520,6 +520,7 @@ mod tests {
             panic!("replay")
         };
         assert_eq!((replayer.len(), replayer.remaining()), (1, 1));
+        assert!(!replayer.is_empty());
         let mut streamed = String::new();
         let replayed = replayer.call(&body("/home/b/proj"), &mut |d| {
             if let Delta::Text(t) = d {
@@ -654,6 +655,12 @@ mod tests {
             e.starts_with(&format!("{}:2: not JSON: ", path.display())),
             "{e}"
         );
+        let _ = std::fs::write(&path, "\n  \n");
+        let Ok(blank) = Replayer::open(&path, Placeholders::default()) else {
+            panic!("blank lines are skipped")
+        };
+        assert!(blank.is_empty());
+        assert_eq!(blank.recorded_model(), None);
         let missing = dir.path().join("missing.jsonl");
         let Err(e) = Replayer::open(&missing, Placeholders::default()) else {
             panic!("refused")
