@@ -382,3 +382,128 @@ fn text_line(record: &Value) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(yaml: &str) -> Config {
+        let Ok(config) = Config::from_bytes(yaml.as_bytes(), std::path::Path::new("config.yaml"))
+        else {
+            panic!("config")
+        };
+        config
+    }
+
+    const CHAT: &str =
+        "model: {provider: custom, base_url: 'http://127.0.0.1:9/v1', default: chat-m}\n";
+
+    fn resolved(options: &ReviewOptions, yaml: &str) -> (String, String, String, bool) {
+        let env = Env::from_pairs(&[]);
+        let Ok((ep, routed)) = resolve_endpoint(options, &config(yaml), &env) else {
+            panic!("an endpoint")
+        };
+        (ep.model, ep.base_url, ep.api_key, routed)
+    }
+
+    #[test]
+    fn the_review_model_is_the_flags_then_the_config_slot_then_the_chats() {
+        let plain = ReviewOptions::default();
+        assert_eq!(
+            resolved(&plain, CHAT),
+            (
+                "chat-m".into(),
+                "http://127.0.0.1:9/v1".into(),
+                "no-key-required".into(),
+                false
+            )
+        );
+        let slot = format!(
+            "{CHAT}auxiliary:\n  background_review:\n    provider: custom\n    model: ' rev-m '\n    base_url: 'http://127.0.0.1:8/v1'\n    api_key: sk-slot\n"
+        );
+        assert_eq!(
+            resolved(&plain, &slot),
+            (
+                "rev-m".into(),
+                "http://127.0.0.1:8/v1".into(),
+                "sk-slot".into(),
+                true
+            )
+        );
+        // `auto` means the chat's model.
+        let auto = format!(
+            "{CHAT}auxiliary:\n  background_review:\n    provider: auto\n    model: rev-m\n"
+        );
+        assert_eq!(resolved(&plain, &auto).0, "chat-m");
+        assert!(!resolved(&plain, &auto).3);
+        // Flags win over the slot; naming the chat's own model is not routing.
+        let mut same = ReviewOptions::default();
+        same.overrides.model = Some("chat-m".into());
+        assert_eq!(resolved(&same, &slot).0, "chat-m");
+        assert!(!resolved(&same, &slot).3);
+        let mut other = ReviewOptions::default();
+        other.overrides.model = Some("flag-m".into());
+        assert_eq!(resolved(&other, &slot).0, "flag-m");
+        assert!(resolved(&other, &slot).3);
+    }
+
+    #[test]
+    fn records_read_as_lines_for_people() {
+        let action = serde_json::json!({"type": "action", "tool": "memory",
+            "arguments": {"action": "add", "target": "user", "content": "x"},
+            "result": {"success": true, "message": "Entry added."}});
+        assert_eq!(
+            text_line(&action).as_deref(),
+            Some("memory add user: Entry added.")
+        );
+        let refused = serde_json::json!({"type": "action", "tool": "skill_manage",
+            "arguments": {"action": "patch", "name": "deploy"},
+            "result": {"success": false, "error": "no such skill\u{1b}[2J"}});
+        assert_eq!(
+            text_line(&refused).as_deref(),
+            Some("skill_manage patch deploy: no such skill\\u{1b}[2J")
+        );
+        let proposal = serde_json::json!({"type": "proposal", "tool": "memory",
+            "arguments": {"action": "add", "target": "memory"}, "diff": "+a\n"});
+        assert_eq!(
+            text_line(&proposal).as_deref(),
+            Some("proposed memory add memory\n+a\n")
+        );
+        let quiet = serde_json::json!({"type": "summary", "line": null});
+        assert_eq!(
+            text_line(&quiet).as_deref(),
+            Some("💾 Self-improvement review: nothing saved")
+        );
+        let said = serde_json::json!({"type": "summary", "line": "💾 Self-improvement review: Memory updated"});
+        assert_eq!(
+            text_line(&said).as_deref(),
+            Some("💾 Self-improvement review: Memory updated")
+        );
+        assert_eq!(text_line(&serde_json::json!({"type": "read"})), None);
+    }
+
+    #[test]
+    fn sessions_are_read_one_per_line_and_a_bad_one_is_named() {
+        let text = "{\"id\": \"a\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n\n{\"id\": \"b\", \"messages\": []}\n";
+        let Ok(sessions) = read_sessions(text) else {
+            panic!("read")
+        };
+        let ids: Vec<Option<&str>> = sessions.iter().map(|s| s.session_id.as_deref()).collect();
+        assert_eq!(ids, [Some("a"), Some("b")]);
+        assert_eq!(sessions[0].messages.len(), 1);
+        let Err(e) = read_sessions("\n{}\n") else {
+            panic!("refused")
+        };
+        assert_eq!(
+            e.to_string(),
+            "bad input: line 2: a session needs a \"messages\" array"
+        );
+        let Err(e) = read_sessions("{oops\n") else {
+            panic!("refused")
+        };
+        assert!(
+            e.to_string().starts_with("bad input: line 1: not JSON: "),
+            "{e}"
+        );
+    }
+}
