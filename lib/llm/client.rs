@@ -220,6 +220,99 @@ mod tests {
         assert_eq!(c.requests, 1);
     }
 
+    fn http_after(status: u16, wait: Duration) -> Result<Completion, LlmError> {
+        Err(LlmError::Http {
+            status,
+            message: "later".into(),
+            retry_after: Some(wait),
+        })
+    }
+
+    fn with_policy(attempts: u32, script: Vec<Result<Completion, LlmError>>) -> Client {
+        Client::new(
+            Box::new(Scripted(script.into())),
+            RetryPolicy {
+                attempts,
+                backoff_base: Duration::from_secs(1),
+            },
+            Arc::new(AtomicBool::new(false)),
+        )
+    }
+
+    #[derive(Default)]
+    struct Seen(Vec<(u32, u32, Duration)>);
+
+    impl RetryObserver for Seen {
+        fn retrying(&mut self, attempt: u32, of: u32, _: &LlmError, wait: Duration) {
+            self.0.push((attempt, of, wait));
+        }
+    }
+
+    #[test]
+    fn the_wait_is_retry_after_capped_at_ten_minutes_else_a_doubling_backoff() {
+        let c = with_policy(3, vec![]);
+        let connect = LlmError::Connect {
+            detail: "refused".into(),
+        };
+        for (attempt, low) in [(1, 1.0), (2, 2.0), (3, 4.0), (7, 60.0), (30, 60.0)] {
+            let wait = c.backoff(attempt, &connect).as_secs_f64();
+            assert!(
+                (low..low * 1.5).contains(&wait),
+                "attempt {attempt}: {wait} s"
+            );
+        }
+        let asked = |secs: u64| LlmError::Http {
+            status: 429,
+            message: String::new(),
+            retry_after: Some(Duration::from_secs(secs)),
+        };
+        assert_eq!(c.backoff(1, &asked(7)), Duration::from_secs(7));
+        assert_eq!(c.backoff(1, &asked(601)), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn each_retry_is_told_to_the_observer_with_its_wait() {
+        let wait = Duration::from_millis(1);
+        let mut c = with_policy(3, vec![http_after(503, wait), http_after(429, wait)]);
+        let mut seen = Seen::default();
+        assert!(c.complete(&Value::Null, &mut |_| {}, &mut seen).is_err());
+        assert_eq!(seen.0, [(1, 3, wait), (2, 3, wait)]);
+        assert_eq!(c.requests, 3);
+    }
+
+    #[test]
+    fn one_attempt_is_not_called_a_retry_and_zero_means_one() {
+        for attempts in [0, 1] {
+            let mut c = with_policy(attempts, vec![http(500), http(500)]);
+            let err = c.complete(&Value::Null, &mut |_| {}, &mut ()).unwrap_err();
+            assert_eq!(err.to_string(), "HTTP 500: boom");
+            assert_eq!((err.attempts, err.retried), (1, false));
+            assert_eq!(c.requests, 1);
+        }
+    }
+
+    #[test]
+    fn an_interrupt_ends_the_wait() {
+        let interrupt = Arc::new(AtomicBool::new(true));
+        let mut c = Client::new(
+            Box::new(Scripted(
+                vec![http_after(503, Duration::from_secs(600))].into(),
+            )),
+            RetryPolicy::default(),
+            interrupt,
+        );
+        let err = c.complete(&Value::Null, &mut |_| {}, &mut ()).unwrap_err();
+        assert!(matches!(err.error, LlmError::Interrupted { partial: None }));
+        assert_eq!((err.attempts, err.retried), (1, false));
+        assert_eq!(
+            RetryPolicy::default(),
+            RetryPolicy {
+                attempts: 3,
+                backoff_base: Duration::from_secs(2)
+            }
+        );
+    }
+
     #[test]
     fn a_retry_that_succeeds_returns_the_answer() {
         let mut c = client(vec![http(429), Ok(Completion::default())]);
