@@ -315,6 +315,165 @@ mod tests {
     }
 
     #[test]
+    fn usage_reads_every_providers_names_and_adds_up() {
+        let anthropic_style = Usage::from_json(&json!({"prompt_tokens": 100,
+            "completion_tokens": 9, "cache_read_input_tokens": 30,
+            "cache_creation_input_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 4}}));
+        assert_eq!(
+            anthropic_style,
+            Usage {
+                input: 50,
+                output: 9,
+                cache_read: 30,
+                cache_write: 20,
+                reasoning: 4,
+                prompt: 100
+            }
+        );
+        let deepseek_style = Usage::from_json(&json!({"prompt_tokens": 10,
+            "prompt_cache_hit_tokens": 25, "prompt_tokens_details": {"cache_write_tokens": 1}}));
+        assert_eq!(
+            (deepseek_style.cache_read, deepseek_style.cache_write),
+            (25, 1)
+        );
+        assert_eq!(deepseek_style.input, 0, "never below zero");
+        let mut total = anthropic_style;
+        total.add(Usage {
+            input: 1,
+            output: 2,
+            cache_read: 3,
+            cache_write: 4,
+            reasoning: 5,
+            prompt: 7,
+        });
+        assert_eq!(
+            total,
+            Usage {
+                input: 51,
+                output: 11,
+                cache_read: 33,
+                cache_write: 24,
+                reasoning: 9,
+                prompt: 7
+            }
+        );
+    }
+
+    #[test]
+    fn a_whole_response_is_read_as_a_stream_would_be() {
+        let done = Completion::from_json(&json!({"choices": [{"message": {
+            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+            "reasoning": "thought",
+            "tool_calls": [
+                {"id": 3, "function": {"name": "read_file", "arguments": {"path": "a"}}},
+                {"id": "c2", "function": {"name": "skills_list", "arguments": null}}]},
+            "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1}}));
+        assert_eq!(done.content.as_deref(), Some("one\ntwo"));
+        assert_eq!(done.reasoning.as_deref(), Some("thought"));
+        assert_eq!(
+            done.tool_calls,
+            [
+                ToolCall {
+                    id: "3".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\":\"a\"}".into()
+                },
+                ToolCall {
+                    id: "c2".into(),
+                    name: "skills_list".into(),
+                    arguments: String::new()
+                }
+            ]
+        );
+        assert_eq!(done.finish_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(done.usage.map(|u| u.prompt), Some(5));
+        let bare = Completion::from_json(&json!({"choices": [{"message": {"content": null,
+            "reasoning_content": "r"}}], "usage": "n/a"}));
+        assert_eq!(bare.content, None);
+        assert_eq!(bare.reasoning.as_deref(), Some("r"));
+        assert_eq!(bare.usage, None);
+        assert!(bare.tool_calls.is_empty());
+        assert_eq!(Completion::from_json(&json!({})), Completion::default());
+    }
+
+    #[test]
+    fn fragments_fill_their_own_slots_and_a_resent_name_is_not_doubled() {
+        let mut a = StreamAssembler::default();
+        let mut shown = Vec::new();
+        let chunks = [
+            json!({"choices": [{"delta": {"reasoning": "hm", "content": "A"}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 2, "id": "c",
+                "function": {"name": "terminal", "arguments": "{"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 2,
+                "function": {"name": "terminal", "arguments": "}"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 2, "id": "c",
+                "function": {"name": "", "arguments": ""}}]}}]}),
+        ];
+        for c in &chunks {
+            a.push(c, &mut |d| shown.push(format!("{d:?}")));
+        }
+        assert_eq!(shown, ["Reasoning(\"hm\")", "Text(\"A\")"]);
+        assert_eq!(a.partial_text(), Some("A"));
+        let calls = a.finish().tool_calls;
+        assert_eq!(calls.len(), 3);
+        assert_eq!(
+            calls[2],
+            ToolCall {
+                id: "c".into(),
+                name: "terminal".into(),
+                arguments: "{}".into()
+            }
+        );
+        assert_eq!(calls[0].name, "");
+        let empty = StreamAssembler::default();
+        assert_eq!(empty.partial_text(), None);
+        assert!(empty.finish().is_empty_stream());
+    }
+
+    #[test]
+    fn an_empty_stream_is_one_that_said_nothing_at_all() {
+        let nothing = Completion::default();
+        assert!(nothing.is_empty_stream());
+        assert_eq!(nothing.text(), "");
+        let blank = Completion {
+            content: Some(String::new()),
+            ..Completion::default()
+        };
+        assert!(blank.is_empty_stream());
+        let said = |c: Completion| !c.is_empty_stream();
+        assert!(said(Completion {
+            content: Some("x".into()),
+            ..Completion::default()
+        }));
+        assert!(said(Completion {
+            reasoning: Some(String::new()),
+            ..Completion::default()
+        }));
+        assert!(said(Completion {
+            finish_reason: Some("stop".into()),
+            ..Completion::default()
+        }));
+        assert!(said(Completion {
+            tool_calls: vec![ToolCall {
+                id: String::new(),
+                name: String::new(),
+                arguments: String::new()
+            }],
+            ..Completion::default()
+        }));
+        assert_eq!(
+            Completion {
+                content: Some("hi".into()),
+                ..Completion::default()
+            }
+            .text(),
+            "hi"
+        );
+    }
+
+    #[test]
     fn a_new_id_on_index_zero_is_a_second_call() {
         let mut a = StreamAssembler::default();
         for (id, name) in [("a", "x"), ("b", "y")] {
