@@ -688,6 +688,50 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_of_difference_is_named() {
+        let diff = |a: Value, b: Value| first_difference(&a, &b, "");
+        assert_eq!(
+            diff(json!({"n": 1, "x": true}), json!({"n": 2, "x": true})).as_deref(),
+            Some("  at .n:\n    recorded: 1\n    sent:     2")
+        );
+        assert_eq!(
+            diff(json!({"a": [1, 2]}), json!({"a": [1, 2, 3]})).as_deref(),
+            Some("  at .a: recorded 2 items, sent 3")
+        );
+        assert_eq!(
+            diff(json!({"a": 1, "b": 2}), json!({"a": 1})).as_deref(),
+            Some("  at .b: recorded 2, sent nothing")
+        );
+        assert_eq!(
+            diff(json!({"a": 1}), json!({"a": 1, "tools": []})).as_deref(),
+            Some("  at .tools: sent [], not in the recording")
+        );
+        assert_eq!(
+            diff(json!(["a\nbc"]), json!(["a\nbd"])).as_deref(),
+            Some(
+                "  at [0] (line 2 of the text):\n    recorded: \"a\\nbc\"\n    sent:     \"a\\nbd\""
+            )
+        );
+        assert_eq!(diff(json!([1, "s", null]), json!([1, "s", null])), None);
+        let long = "x".repeat(150);
+        let Some(shortened) = diff(json!(long), json!(1)) else {
+            panic!("differs")
+        };
+        assert!(shortened.ends_with("…\n    sent:     1"), "{shortened}");
+        // A long text is shown from 31 characters before the first difference, 80 of them.
+        let side = |c: char| format!("{}{c}{}", "a".repeat(100), "z".repeat(100));
+        let window = |c: char| format!("{:?}", format!("{}{c}{}", "a".repeat(31), "z".repeat(48)));
+        assert_eq!(
+            diff(json!(side('X')), json!(side('Y'))),
+            Some(format!(
+                "  at  (line 1 of the text):\n    recorded: {}\n    sent:     {}",
+                window('X'),
+                window('Y')
+            ))
+        );
+    }
+
+    #[test]
     fn outcomes_round_trip() {
         let c = Completion {
             content: Some("hi".into()),
