@@ -161,6 +161,80 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_is_retried_or_not_as_hermes_does() {
+        for status in [408, 429, 503, 529, 502] {
+            assert!(http(status, "x").is_retryable(), "{status}");
+        }
+        assert!(!http(502, "Unsupported parameter: top_k").is_retryable());
+        for status in [400, 401, 403, 413, 501] {
+            assert!(!http(status, "x").is_retryable(), "{status}");
+        }
+        for missing in [
+            "model not found",
+            "Invalid model m",
+            "unknown model",
+            "no such model",
+        ] {
+            assert!(!http(404, missing).is_retryable(), "{missing}");
+        }
+        let retried = [
+            LlmError::Connect {
+                detail: String::new(),
+            },
+            LlmError::Timeout(120),
+            LlmError::Dropped {
+                partial: Box::default(),
+            },
+            LlmError::EmptyStream,
+        ];
+        assert!(retried.iter().all(LlmError::is_retryable));
+        let final_ = [
+            LlmError::Tls {
+                host: "h".into(),
+                detail: "d".into(),
+            },
+            LlmError::BadResponse("b".into()),
+            LlmError::Interrupted { partial: None },
+            LlmError::Replay("r".into()),
+        ];
+        assert!(!final_.iter().any(LlmError::is_retryable));
+    }
+
+    #[test]
+    fn errors_a_person_can_fix_come_with_a_hint() {
+        let key = Some(
+            "check the API key: HERMES_API_KEY, model.api_key in config.yaml, or the provider's key variable",
+        );
+        assert_eq!(http(401, "x").hint(), key);
+        assert_eq!(http(403, "x").hint(), key);
+        assert_eq!(
+            http(404, "The model m does not exist").hint(),
+            Some("check the model name: --model, or model.default in config.yaml")
+        );
+        assert_eq!(
+            http(404, "Not Found").hint(),
+            Some("check the base URL: it should end in /v1 (HERMES_BASE_URL or model.base_url)")
+        );
+        assert_eq!(
+            LlmError::Connect {
+                detail: String::new()
+            }
+            .hint(),
+            Some("is the endpoint running? check HERMES_BASE_URL or model.base_url in config.yaml")
+        );
+        assert_eq!(
+            LlmError::Tls {
+                host: "h".into(),
+                detail: "d".into()
+            }
+            .hint(),
+            Some("check the endpoint's certificate, or use http:// for a local server")
+        );
+        assert_eq!(http(500, "x").hint(), None);
+        assert_eq!(LlmError::EmptyStream.hint(), None);
+    }
+
+    #[test]
     fn bodies_are_reduced_to_one_line() {
         assert_eq!(
             summarize_body(r#"{"error":{"message":"Invalid API key"}}"#),
@@ -171,6 +245,15 @@ mod tests {
             "502 Bad Gateway"
         );
         assert_eq!(summarize_body("plain\ntext"), "plain text");
+        assert_eq!(summarize_body(r#"{"error": "quota"}"#), "quota");
+        assert_eq!(summarize_body(r#"{"message": "gone"}"#), "gone");
+        assert_eq!(
+            summarize_body(r#"{"detail": {"code": 7}}"#),
+            r#"{"code":7}"#
+        );
+        assert_eq!(summarize_body(r#"{"other": 1}"#), r#"{"other": 1}"#);
+        assert_eq!(summarize_body("<TITLE> Oops </TITLE>"), "Oops");
+        assert_eq!(summarize_body("<title>never closed"), "<title>never closed");
         assert_eq!(summarize_body(&"x".repeat(400)).len(), 300);
     }
 }
