@@ -349,6 +349,254 @@ mod tests {
         assert_eq!(done.content.as_deref(), Some("Hello"));
     }
 
+    use std::io::{Read, Write};
+
+    /// Answers one request on a loopback port with `response` (raw HTTP); the handle gives
+    /// back the request as received.
+    fn serve_once(response: String) -> (String, std::thread::JoinHandle<String>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}/v1", listener.local_addr().expect("addr"));
+        let handle = std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return String::new();
+            };
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                let n = stream.read(&mut buf).unwrap_or(0);
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text
+                        .lines()
+                        .find_map(|l| {
+                            l.to_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if got.len() >= end + 4 + length || n == 0 {
+                        break;
+                    }
+                }
+                if n == 0 {
+                    break;
+                }
+            }
+            let _ = stream.write_all(response.as_bytes());
+            String::from_utf8_lossy(&got).to_string()
+        });
+        (base, handle)
+    }
+
+    fn transport(base: &str, key: &str) -> HttpTransport {
+        let settings = HttpSettings {
+            base_url: base.to_string(),
+            api_key: key.to_string(),
+            connect_timeout: Duration::from_secs(5),
+            read_timeout: Duration::from_secs(5),
+            extra_headers: vec![("X-Title".into(), "hermes-loop".into())],
+        };
+        let Ok(t) = HttpTransport::new(settings, Arc::new(AtomicBool::new(false))) else {
+            panic!("client")
+        };
+        t
+    }
+
+    fn answer(status: &str, headers: &str, body: &str) -> String {
+        format!(
+            "HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    #[test]
+    fn an_error_status_keeps_its_retry_after_and_never_the_key() {
+        let key = "sk-secret-key-123";
+        let (base, server) = serve_once(answer(
+            "429 Too Many Requests",
+            "Retry-After: 2.5\r\nContent-Type: application/json\r\n",
+            r#"{"error": {"message": "key sk-secret-key-123 is over its quota"}}"#,
+        ));
+        let mut t = transport(&base, key);
+        let result = t.call(&serde_json::json!({"model": "m"}), &mut |_| {});
+        let Err(LlmError::Http {
+            status,
+            message,
+            retry_after,
+        }) = result
+        else {
+            panic!("an HTTP error")
+        };
+        assert_eq!(status, 429);
+        assert_eq!(message, "key <redacted> is over its quota");
+        assert_eq!(retry_after, Some(Duration::from_millis(2500)));
+        let request = server.join().unwrap_or_default();
+        assert!(
+            request.starts_with("POST /v1/chat/completions HTTP/1.1\r\n"),
+            "{request}"
+        );
+        let lower = request.to_lowercase();
+        assert!(
+            lower.contains("authorization: bearer sk-secret-key-123\r\n"),
+            "{request}"
+        );
+        assert!(lower.contains("x-title: hermes-loop\r\n"), "{request}");
+        assert!(
+            lower.contains("content-type: application/json\r\n"),
+            "{request}"
+        );
+        assert!(request.ends_with("\r\n\r\n{\"model\":\"m\"}"), "{request}");
+    }
+
+    #[test]
+    fn a_whole_json_answer_and_a_stream_read_alike() {
+        let (base, server) = serve_once(answer(
+            "200 OK",
+            "Content-Type: application/json\r\n",
+            r#"{"choices": [{"message": {"content": "Hi."}, "finish_reason": "stop"}]}"#,
+        ));
+        let mut shown = Vec::new();
+        let done = transport(&base, "k").call(&serde_json::json!({}), &mut |d| {
+            shown.push(format!("{d:?}"))
+        });
+        assert_eq!(done.ok().and_then(|c| c.content), Some("Hi.".to_string()));
+        assert_eq!(shown, ["Text(\"Hi.\")"]);
+        let _ = server.join();
+
+        let sse = "data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hi.\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+        let (base, server) = serve_once(answer(
+            "200 OK",
+            "Content-Type: text/event-stream; charset=utf-8\r\n",
+            sse,
+        ));
+        let mut shown = Vec::new();
+        let done = transport(&base, "k").call(&serde_json::json!({}), &mut |d| {
+            shown.push(format!("{d:?}"))
+        });
+        assert_eq!(done.ok().and_then(|c| c.content), Some("Hi.".to_string()));
+        assert_eq!(shown, ["Reasoning(\"r\")", "Text(\"Hi.\")"]);
+        let _ = server.join();
+    }
+
+    #[test]
+    fn what_is_not_a_completion_is_said_so() {
+        let (base, server) = serve_once(answer("200 OK", "", "<html>hello</html>"));
+        let result = transport(&base, "k").call(&serde_json::json!({}), &mut |_| {});
+        let Err(LlmError::BadResponse(why)) = result else {
+            panic!("not a completion")
+        };
+        assert!(why.ends_with(": <html>hello</html>"), "{why}");
+        let _ = server.join();
+        let sse = "data: {\"error\": {\"message\": \"upstream overloaded\"}}\n\n";
+        let (base, server) =
+            serve_once(answer("200 OK", "Content-Type: text/event-stream\r\n", sse));
+        let result = transport(&base, "k").call(&serde_json::json!({}), &mut |_| {});
+        let Err(LlmError::Http {
+            status, message, ..
+        }) = result
+        else {
+            panic!("an error event")
+        };
+        assert_eq!((status, message.as_str()), (500, "upstream overloaded"));
+        let _ = server.join();
+    }
+
+    #[test]
+    fn nobody_listening_is_a_connection_error() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or(9);
+        let result = transport(&format!("http://127.0.0.1:{port}/v1"), "k")
+            .call(&serde_json::json!({}), &mut |_| {});
+        assert!(
+            matches!(result, Err(LlmError::Connect { .. })),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn the_read_timeout_is_longer_for_a_model_on_this_machine() {
+        let endpoint = |url: &str| crate::llm::Endpoint {
+            base_url: url.into(),
+            api_key: "sk-very-secret".into(),
+            ..crate::llm::testing::endpoint()
+        };
+        let local = HttpSettings::for_endpoint(&endpoint("http://127.0.0.1:8080/v1"), None);
+        assert_eq!(local.read_timeout, Duration::from_secs(1800));
+        assert_eq!(local.connect_timeout, Duration::from_secs(30));
+        let remote = HttpSettings::for_endpoint(&endpoint("https://api.example.com/v1"), None);
+        assert_eq!(remote.read_timeout, Duration::from_secs(120));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let s = HttpSettings::for_endpoint(&endpoint("https://api.example.com/v1"), Some(bad));
+            assert_eq!(s.read_timeout, Duration::from_secs(120), "{bad}");
+        }
+        let set = HttpSettings::for_endpoint(&endpoint("https://api.example.com/v1"), Some(2.5));
+        assert_eq!(set.read_timeout, Duration::from_millis(2500));
+        assert_eq!(
+            (set.base_url.as_str(), set.api_key.as_str()),
+            ("https://api.example.com/v1", "sk-very-secret")
+        );
+        let shown = format!("{set:?}");
+        assert!(!shown.contains("sk-very-secret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
+
+    #[test]
+    fn a_stream_reads_data_lines_only_and_stops_on_an_interrupt() {
+        let body = ": keep-alive\nevent: x\ndata:{\"choices\":[{\"delta\":{\"content\":\"A\"}}]}\ndata: not json\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n";
+        let Ok(done) = read(body) else { panic!("read") };
+        assert_eq!(
+            (done.content.as_deref(), done.finish_reason.as_deref()),
+            (Some("A"), Some("stop"))
+        );
+        let stopped = read_sse(body.as_bytes(), &AtomicBool::new(true), &mut |_| {});
+        assert!(matches!(
+            stopped,
+            Err(SseError::Llm(LlmError::Interrupted { partial: None }))
+        ));
+        // Ended by [DONE] without a finish reason: complete.
+        let Ok(done) =
+            read("data: {\"choices\":[{\"delta\":{\"content\":\"B\"}}]}\ndata: [DONE]\n")
+        else {
+            panic!("read")
+        };
+        assert_eq!(done.content.as_deref(), Some("B"));
+    }
+
+    /// A reader that fails after `good` bytes.
+    struct Breaks {
+        good: &'static [u8],
+    }
+
+    impl Read for Breaks {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.good.is_empty() {
+                return Err(std::io::Error::other("reset by peer"));
+            }
+            let n = self.good.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.good[..n]);
+            self.good = &self.good[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_read_error_after_some_text_is_a_dropped_answer() {
+        let some = Breaks {
+            good: b"data: {\"choices\":[{\"delta\":{\"content\":\"par\"}}]}\n",
+        };
+        let result = read_sse(BufReader::new(some), &AtomicBool::new(false), &mut |_| {});
+        let Err(SseError::Llm(LlmError::Dropped { partial })) = result else {
+            panic!("dropped")
+        };
+        assert_eq!(partial.content.as_deref(), Some("par"));
+        let none = Breaks { good: b"" };
+        let result = read_sse(BufReader::new(none), &AtomicBool::new(false), &mut |_| {});
+        assert!(matches!(result, Err(SseError::Io(_))));
+    }
+
     #[test]
     fn a_stream_without_its_end_is_dropped() {
         let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n";
