@@ -718,6 +718,15 @@ mod tests {
             panic!("differs")
         };
         assert!(shortened.ends_with("…\n    sent:     1"), "{shortened}");
+        assert_eq!(shortened.chars().filter(|&c| c == 'x').count(), 99);
+        // Exactly 100 characters (98 and the quotes) are shown whole.
+        let exact = "y".repeat(98);
+        assert_eq!(
+            diff(json!(exact), json!(1)),
+            Some(format!(
+                "  at :\n    recorded: \"{exact}\"\n    sent:     1"
+            ))
+        );
         // A long text is shown from 31 characters before the first difference, 80 of them.
         let side = |c: char| format!("{}{c}{}", "a".repeat(100), "z".repeat(100));
         let window = |c: char| format!("{:?}", format!("{}{c}{}", "a".repeat(31), "z".repeat(48)));
