@@ -364,6 +364,220 @@ mod tests {
         assert_eq!(vendor_key_variable("127.0.0.1"), None);
     }
 
+    fn resolved(yaml: &str, overrides: &Overrides, env: &[(&str, &str)]) -> Endpoint {
+        let Ok(e) = resolve(&config(yaml), overrides, &Env::from_pairs(env)) else {
+            panic!("an endpoint for {yaml}")
+        };
+        e
+    }
+
+    #[test]
+    fn the_provider_is_named_as_hermes_names_it() {
+        let none = Overrides::default();
+        // No URL anywhere under `auto`: OpenRouter, labelled so.
+        let e = resolved("model: {default: m}\n", &none, &[]);
+        assert_eq!(
+            (e.provider.as_str(), e.base_url.as_str(), e.max_tokens),
+            ("openrouter", "https://openrouter.ai/api/v1", None)
+        );
+        // Any other URL under `auto` is a custom endpoint.
+        let e = resolved(
+            "model: {default: m, base_url: 'http://box:8000/v1/'}\n",
+            &none,
+            &[],
+        );
+        assert_eq!(
+            (e.provider.as_str(), e.base_url.as_str(), e.max_tokens),
+            ("custom", "http://box:8000/v1", Some(65536))
+        );
+        let e = resolved(
+            "model: {default: m}\n",
+            &none,
+            &[("OPENROUTER_BASE_URL", "https://openrouter.ai/alt/v1")],
+        );
+        assert_eq!(e.base_url, "https://openrouter.ai/alt/v1");
+        assert_eq!(e.provider, "openrouter");
+        // The provider from the environment when config.yaml names none; aliases of custom.
+        let e = resolved(
+            "model: {default: m, base_url: 'http://box/v1'}\n",
+            &none,
+            &[("HERMES_INFERENCE_PROVIDER", "Ollama")],
+        );
+        assert_eq!(e.provider, "custom");
+        let named = Overrides {
+            provider: Some("Anthropic".into()),
+            base_url: Some("https://api.anthropic.com/v1".into()),
+            model: Some(" claude-x ".into()),
+        };
+        let e = resolved("model: {default: m}\n", &named, &[]);
+        assert_eq!(
+            (e.provider.as_str(), e.model.as_str(), e.base_url.as_str()),
+            ("anthropic", "claude-x", "https://api.anthropic.com/v1")
+        );
+        // CUSTOM_BASE_URL only for a custom provider.
+        let e = resolved(
+            "model: {default: m, provider: anthropic, base_url: 'https://api.anthropic.com/v1'}\n",
+            &none,
+            &[("CUSTOM_BASE_URL", "http://other/v1")],
+        );
+        assert_eq!(e.base_url, "https://api.anthropic.com/v1");
+        // A blank override model falls back to the configured one.
+        let blank = Overrides {
+            model: Some("  ".into()),
+            ..Overrides::default()
+        };
+        assert_eq!(resolved("model: {default: m}\n", &blank, &[]).model, "m");
+    }
+
+    #[test]
+    fn a_disabled_provider_is_refused_with_a_hint() {
+        let c = config(
+            "model: {default: m, provider: custom, base_url: 'http://x/v1'}\nproviders: {custom: {enabled: false}}\n",
+        );
+        let e = resolve(&c, &Overrides::default(), &Env::default());
+        assert_eq!(e, Err(EndpointError::Disabled("custom".into())));
+        let Err(e) = e else { panic!("refused") };
+        assert_eq!(
+            e.to_string(),
+            "provider 'custom' is disabled in config.yaml (providers.custom.enabled: false)"
+        );
+        assert_eq!(e.hint(), "enable it, or pass --provider");
+        assert_eq!(
+            EndpointError::NoModel.hint(),
+            "pass --model, or set model.default (and model.base_url, provider: custom) in config.yaml"
+        );
+        let on = config(
+            "model: {default: m, provider: custom, base_url: 'http://x/v1'}\nproviders: {custom: {enabled: true}}\n",
+        );
+        assert!(resolve(&on, &Overrides::default(), &Env::default()).is_ok());
+    }
+
+    #[test]
+    fn the_output_cap_and_the_reasoning_effort_come_from_the_config() {
+        let none = Overrides::default();
+        let e = resolved(
+            "model: {default: m, base_url: 'https://openrouter.ai/api/v1', max_tokens: 4096}\nagent: {reasoning_effort: ' High '}\n",
+            &none,
+            &[],
+        );
+        assert_eq!(
+            (e.max_tokens, e.reasoning_effort.as_deref()),
+            (Some(4096), Some("high"))
+        );
+        let e = resolved(
+            "model: {default: m, provider: custom, base_url: 'http://x/v1', max_tokens: 0}\nagent: {reasoning_effort: false}\n",
+            &none,
+            &[],
+        );
+        assert_eq!(
+            (e.max_tokens, e.reasoning_effort.as_deref()),
+            (Some(65536), Some("none"))
+        );
+        let e = resolved(
+            "model: {default: m}\nagent: {reasoning_effort: ''}\n",
+            &none,
+            &[],
+        );
+        assert_eq!(e.reasoning_effort, None);
+        let e = resolved(
+            "model: {default: m}\nagent: {reasoning_effort: 3}\n",
+            &none,
+            &[],
+        );
+        assert_eq!(e.reasoning_effort, None);
+    }
+
+    #[test]
+    fn the_key_comes_from_the_first_place_that_has_one() {
+        let none = Overrides::default();
+        let key = |yaml: &str, env: &[(&str, &str)]| {
+            let e = resolved(yaml, &none, env);
+            (e.api_key, e.key_source)
+        };
+        let pair = |k: &str, s: &str| (k.to_string(), s.to_string());
+        assert_eq!(
+            key("model: {default: m, api: ' sk-api '}\n", &[]),
+            pair("sk-api", "model.api")
+        );
+        assert_eq!(
+            key("model: {default: m, api_key: ' sk-k ', api: sk-api}\n", &[]),
+            pair("sk-k", "model.api_key")
+        );
+        assert_eq!(
+            key("model: {default: m}\n", &[("OPENROUTER_API_KEY", "sk-or")]),
+            pair("sk-or", "OPENROUTER_API_KEY")
+        );
+        for (url, var) in [
+            ("https://ollama.com/v1", "OLLAMA_API_KEY"),
+            ("https://eu.ollama.com/v1", "OLLAMA_API_KEY"),
+            ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+            ("https://x.openai.azure.com/v1", "OPENAI_API_KEY"),
+            ("https://api.my-vendor.io/v1", "MY_VENDOR_API_KEY"),
+        ] {
+            let yaml = format!("model: {{default: m, base_url: '{url}'}}\n");
+            assert_eq!(key(&yaml, &[(var, "sk-v")]), pair("sk-v", var), "{url}");
+        }
+        // A blank variable is no key.
+        assert_eq!(
+            key(
+                "model: {default: m, base_url: 'https://api.openai.com/v1'}\n",
+                &[("OPENAI_API_KEY", "  ")]
+            ),
+            pair("no-key-required", "none")
+        );
+        for host in ["", "localhost", "::1", "10.0.0.2", "intranet"] {
+            assert_eq!(vendor_key_variable(host), None, "{host:?}");
+        }
+    }
+
+    #[test]
+    fn hosts_are_read_from_any_url_shape() {
+        assert_eq!(
+            host_of("https://User:pw@API.Example.com:8443/v1"),
+            "api.example.com"
+        );
+        assert_eq!(host_of("http://[::1]:8080/v1"), "::1");
+        assert_eq!(host_of("example.org/v1"), "example.org");
+        assert_eq!(host_of(""), "");
+        for local in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1/v1",
+            "http://10.1.2.3/v1",
+            "http://192.168.1.9/v1",
+            "http://169.254.0.1/v1",
+            "http://[::1]:8000/v1",
+        ] {
+            assert!(is_local(local), "{local}");
+        }
+        for remote in [
+            "https://api.openai.com/v1",
+            "http://8.8.8.8/v1",
+            "http://[2001:db8::1]/v1",
+        ] {
+            assert!(!is_local(remote), "{remote}");
+        }
+    }
+
+    #[test]
+    fn the_environment_wins_over_the_env_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join(".env");
+        let _ = std::fs::write(
+            &p,
+            "HERMES_LOOP_TEST_ONLY_IN_FILE='single quoted'\nPATH=/nowhere\nno equals sign\n",
+        );
+        let env = Env::load(&p);
+        assert_eq!(
+            env.get("HERMES_LOOP_TEST_ONLY_IN_FILE"),
+            Some("single quoted")
+        );
+        assert_ne!(env.get("PATH"), Some("/nowhere"));
+        assert_eq!(env.get("no equals sign"), None);
+        assert!(read_dotenv(&dir.path().join("missing")).is_empty());
+        let blank = Env::from_pairs(&[("A", "  "), ("B", " b ")]);
+        assert_eq!((blank.get("A"), blank.get("B")), (None, Some("b")));
+    }
+
     #[test]
     fn no_model_is_an_error_with_a_hint() {
         let c = config("");
