@@ -312,9 +312,120 @@ mod tests {
     }
 
     #[test]
+    fn roles_read_and_write_their_names() {
+        for role in [Role::System, Role::User, Role::Assistant, Role::Tool] {
+            assert_eq!(Role::parse(role.as_str()), Some(role));
+        }
+        assert_eq!(
+            [Role::System, Role::User, Role::Assistant, Role::Tool].map(Role::as_str),
+            ["system", "user", "assistant", "tool"]
+        );
+        assert_eq!(Role::parse("User"), None);
+        let unknown = Message::default();
+        assert_eq!(unknown.role_str(), "user");
+        assert!(!unknown.is(Role::User));
+        assert!(Message::user("x").is(Role::User));
+        assert!(!Message::user("x").is(Role::Assistant));
+        assert_eq!(Message::assistant("x").role_str(), "assistant");
+    }
+
+    #[test]
+    fn stored_calls_read_back_whatever_shape_python_left() {
+        let calls = Message::parse_stored_tool_calls(
+            r#"[{"call_id": "c1", "function": {"name": "read_file", "arguments": {"path": "a"}}},
+                {"id": "c2", "function": {"name": "terminal", "arguments": null}},
+                {"id": "c3", "function": {"name": "patch"}},
+                {"id": "no-function"}]"#,
+        );
+        assert_eq!(
+            calls,
+            [
+                ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\": \"a\"}".into()
+                },
+                ToolCall {
+                    id: "c2".into(),
+                    name: "terminal".into(),
+                    arguments: String::new()
+                },
+                ToolCall {
+                    id: "c3".into(),
+                    name: "patch".into(),
+                    arguments: String::new()
+                },
+            ]
+        );
+        assert!(Message::parse_stored_tool_calls("not json").is_empty());
+        assert!(Message::parse_stored_tool_calls("{}").is_empty());
+        assert_eq!(Message::assistant("x").stored_tool_calls(), None);
+        assert_eq!(
+            ToolCall {
+                id: "abc".into(),
+                name: String::new(),
+                arguments: String::new()
+            }
+            .response_item_id(),
+            "fc_abc"
+        );
+    }
+
+    #[test]
+    fn a_tool_line_keeps_its_call_name_and_time() {
+        let line = json!({"role": "tool", "content": [{"type": "text", "text": "a"},
+            {"type": "image_url"}, "b", 3], "tool_call_id": "c1", "name": "terminal",
+            "reasoning": "r", "finish_reason": "stop", "api_content": "api", "timestamp": 1.5});
+        let Ok(m) = Message::from_line(&line) else {
+            panic!("read")
+        };
+        assert_eq!(m.content, "a\n[screenshot]\nb");
+        assert_eq!(m.tool_name.as_deref(), Some("terminal"));
+        assert_eq!(m.wire_name.as_deref(), Some("terminal"));
+        assert_eq!(
+            (
+                m.reasoning.as_deref(),
+                m.finish_reason.as_deref(),
+                m.api_content.as_deref(),
+                m.timestamp
+            ),
+            (Some("r"), Some("stop"), Some("api"), Some(1.5))
+        );
+        assert_eq!(
+            m.to_line(),
+            json!({"role": "tool", "content": "a\n[screenshot]\nb", "tool_call_id": "c1",
+                "tool_name": "terminal", "timestamp": 1.5})
+        );
+        // A name on an assistant line is not a wire name; stored calls as text are read.
+        let Ok(a) = Message::from_line(&json!({"role": "assistant", "content": null, "name": "x",
+            "tool_calls": "[{\"id\": \"c\", \"function\": {\"name\": \"t\", \"arguments\": \"{}\"}}]"}))
+        else {
+            panic!("read")
+        };
+        assert_eq!((a.content.as_str(), a.wire_name), ("", None));
+        assert_eq!(a.tool_calls.len(), 1);
+        assert_eq!(flatten_content(&json!(null)), "");
+        assert_eq!(flatten_content(&json!(7)), "7");
+        assert_eq!(flatten_content(&json!([{"type": "image"}])), "[screenshot]");
+    }
+
+    #[test]
     fn bad_lines_are_refused_with_a_reason() {
-        assert!(Message::from_line(&json!({"content": "x"})).is_err());
-        assert!(Message::from_line(&json!({"role": "robot"})).is_err());
-        assert!(Message::from_line(&json!([1])).is_err());
+        assert_eq!(
+            Message::from_line(&json!({"content": "x"}))
+                .err()
+                .as_deref(),
+            Some("a message needs a \"role\"")
+        );
+        assert_eq!(
+            Message::from_line(&json!({"role": "robot"}))
+                .err()
+                .as_deref(),
+            Some("unknown role \"robot\" (expected user, assistant, tool or system)")
+        );
+        assert_eq!(
+            Message::from_line(&json!([1])).err().as_deref(),
+            Some("a message must be a JSON object")
+        );
     }
 }
