@@ -272,6 +272,65 @@ mod tests {
     }
 
     #[test]
+    fn optional_keys_are_sent_only_when_set() {
+        let plain = CallOptions {
+            model: "m".into(),
+            max_tokens: None,
+            reasoning_effort: Some("high".into()),
+            stream: false,
+            tools: Vec::new(),
+        };
+        assert_eq!(
+            body("", &[Message::user("q")], &plain).to_string(),
+            r#"{"messages":[{"role":"user","content":"q"}],"model":"m","reasoning_effort":"high"}"#
+        );
+    }
+
+    #[test]
+    fn the_conversation_goes_out_as_a_strict_endpoint_wants_it() {
+        let mut asked = Message::user("shown in the store");
+        asked.api_content = Some("  sent to the model  ".into());
+        let mut thinking = Message::assistant("  ");
+        thinking.reasoning = Some("hm".into());
+        let mut calls = Message::assistant(" Let me look. ");
+        calls.tool_calls = vec![
+            call("c1", "{\"b\":1,\"a\":2}"),
+            call("c1", "{}"),
+            call("c2", "{oops"),
+        ];
+        let mut first = Message::tool_result(&calls.tool_calls[0], true, " one ");
+        first.wire_name = None;
+        let second = Message::tool_result(&calls.tool_calls[2], true, "two");
+        let system = Message {
+            role: Some(Role::System),
+            content: "old system".into(),
+            ..Message::default()
+        };
+        let wire = wire_messages("", &[asked, thinking, system, calls, second, first]);
+        assert_eq!(
+            Value::Array(wire),
+            json!([
+                {"role": "user", "content": "sent to the model"},
+                {"role": "assistant", "content": "Let me look.", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": "{\"a\":2,\"b\":1}"}},
+                    {"id": "c2", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}]},
+                {"role": "tool", "name": "terminal", "content": "one", "tool_call_id": "c1"},
+                {"role": "tool", "name": "terminal", "content": "two", "tool_call_id": "c2"}
+            ])
+        );
+        // A user message after an assistant one is not merged into the one before it.
+        let wire = wire_messages(
+            "",
+            &[
+                Message::user("a"),
+                Message::assistant("b"),
+                Message::user("c"),
+            ],
+        );
+        assert_eq!(wire.len(), 3);
+    }
+
+    #[test]
     fn adjacent_user_messages_are_merged() {
         let wire = wire_messages("", &[Message::user("a"), Message::user("b")]);
         assert_eq!(wire, vec![json!({"role": "user", "content": "a\n\nb"})]);
