@@ -110,9 +110,31 @@ mod tests {
     }
 
     #[test]
+    fn repairs_inside_strings_keep_their_text() {
+        // Raw control characters become escapes; escaped quotes and backslashes stay.
+        assert_eq!(
+            repair_json("{\"a\": \"t\tr\r\u{1}\\\"q\\\\\",}"),
+            Some(json!({"a": "t\tr\r\u{1}\"q\\"}))
+        );
+        // Brackets inside a string are text, not structure.
+        assert_eq!(
+            repair_json(r#"{"a": "}]", "b": [{"c": 1,},"#),
+            Some(json!({"a": "}]", "b": [{"c": 1}]}))
+        );
+        // A stream cut just after a backslash: the lone escape is dropped.
+        assert_eq!(repair_json("{\"a\": \"x\\"), Some(json!({"a": "x"})));
+        // A mismatched closer is dropped, the right one added.
+        assert_eq!(repair_json(r#"{"a": [1}"#), Some(json!({"a": [1]})));
+        assert_eq!(repair_json("  {\"a\": 1 ,  "), Some(json!({"a": 1})));
+        assert_eq!(repair_json(" \n "), Some(json!({})));
+    }
+
+    #[test]
     fn refuses_what_is_not_json() {
         assert_eq!(repair_json("{path: a.txt}"), None);
         assert_eq!(repair_json("[1, 2]"), None);
         assert_eq!(repair_json("hello"), None);
+        assert_eq!(repair_json("[1, 2"), None);
+        assert_eq!(repair_json("\"text"), None);
     }
 }
