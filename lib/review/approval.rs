@@ -99,6 +99,66 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_gate_reads_every_way_config_yaml_can_say_on() {
+        let gate = |value: &str| {
+            let yaml = format!("memory:\n  write_approval: {value}\n");
+            let Ok(config) = Config::from_bytes(yaml.as_bytes(), std::path::Path::new("c.yaml"))
+            else {
+                panic!("config")
+            };
+            gate_on(&config)
+        };
+        for on in [
+            "true",
+            "' On '",
+            "yes-please-not",
+            "approve",
+            "ENABLED",
+            "1",
+            "0.5",
+            "'1'",
+        ] {
+            let expected = on != "yes-please-not";
+            assert_eq!(gate(on), expected, "{on}");
+        }
+        for off in ["false", "off", "0", "0.0", "no", "[]"] {
+            assert!(!gate(off), "{off}");
+        }
+        assert!(!gate_on(&Config::defaults()));
+    }
+
+    /// With the gate on, a review's memory write waits for a person; the review is told so.
+    #[test]
+    fn a_staged_write_is_a_pending_file_and_not_a_memory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let args =
+            json!({"action": "replace", "target": "memory", "content": "New", "old_text": "Old"});
+        let Ok(answer) = stage(&home, &args, 1_780_000_000.5) else {
+            panic!("staged")
+        };
+        assert_eq!(answer["success"], true);
+        assert_eq!(answer["staged"], true);
+        assert_eq!(answer["message"], STAGED_MESSAGE);
+        let id = answer["pending_id"].as_str().unwrap_or("").to_string();
+        let file = dir.path().join("pending/memory").join(format!("{id}.json"));
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            panic!("no pending file at {}", file.display())
+        };
+        let record: Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(
+            record,
+            json!({"id": id, "subsystem": "memory", "action": "replace",
+                "summary": "replace in memory: New", "origin": "background_review",
+                "created_at": 1_780_000_000.5,
+                "payload": {"action": "replace", "target": "memory", "content": "New", "old_text": "Old"}})
+        );
+        assert!(!dir.path().join("memories").exists());
+        let (_, removal) = payload(&json!({"action": "remove", "old_text": &"z".repeat(130)}));
+        assert_eq!(removal, format!("remove from memory: {}", "z".repeat(120)));
+    }
+
+    #[test]
     fn payloads_and_summaries_as_hermes_stages_them() {
         let (p, s) = payload(&json!({"action": "add", "target": "user", "content": "Likes tea"}));
         assert_eq!(

@@ -483,6 +483,37 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn with_write_approval_on_a_memory_write_is_staged_for_a_person() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut gated = setup(dir.path());
+        let Ok(config) = Config::from_bytes(
+            b"memory:\n  write_approval: true\n",
+            Path::new("config.yaml"),
+        ) else {
+            panic!("config")
+        };
+        gated.config = config;
+        let (report, _) = run(
+            &gated,
+            vec![
+                tool_call(
+                    "memory",
+                    r#"{"action": "add", "target": "user", "content": "Answers in French."}"#,
+                ),
+                answer("Staged."),
+            ],
+        );
+        let result = &report.records[0]["result"];
+        assert_eq!(result["staged"], true);
+        assert_eq!(result["message"], super::super::approval::STAGED_MESSAGE);
+        assert!(!dir.path().join("memories/USER.md").exists());
+        let pending = std::fs::read_dir(dir.path().join("pending/memory"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(pending, 1);
+    }
+
+    #[test]
     fn nothing_to_save_writes_nothing_and_says_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (report, bodies) = run(&setup(dir.path()), vec![answer("Nothing to save.")]);
