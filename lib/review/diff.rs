@@ -158,6 +158,57 @@ mod tests {
         );
     }
 
+    /// Expected hunks as Python's `difflib.unified_diff(n=3)` writes them.
+    #[test]
+    fn changes_further_apart_than_twice_the_context_are_separate_hunks() {
+        let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let changed = |pairs: &[(&str, &str)]| {
+            let mut new = old.clone();
+            for (from, to) in pairs {
+                new = new.replace(&format!("\n{from}\n"), &format!("\n{to}\n"));
+            }
+            new
+        };
+        assert_eq!(
+            unified(&old, &changed(&[("2", "two"), ("18", "eighteen")])),
+            "@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+eighteen\n 19\n 20\n"
+        );
+        assert_eq!(
+            unified(&old, &changed(&[("2", "two"), ("9", "nine")])),
+            "@@ -1,12 +1,12 @@\n 1\n-2\n+two\n 3\n 4\n 5\n 6\n 7\n 8\n-9\n+nine\n 10\n 11\n 12\n"
+        );
+        assert_eq!(
+            unified(&old, &changed(&[("2", "two"), ("10", "ten")])),
+            "@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -7,7 +7,7 @@\n 7\n 8\n 9\n-10\n+ten\n 11\n 12\n 13\n"
+        );
+        assert_eq!(
+            unified("a\nb\nc\n", "a\nc\n"),
+            "@@ -1,3 +1,2 @@\n a\n-b\n c\n"
+        );
+        assert_eq!(unified("x\n", "y\n"), "@@ -1 +1 @@\n-x\n+y\n");
+        assert_eq!(unified("same\n", "same\n"), "");
+    }
+
+    #[test]
+    fn files_that_go_or_stay_the_same_are_shown_as_such() {
+        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let before = map(&[
+            ("b.md", "keep\n"),
+            ("a.md", "old\n"),
+            ("c.md", "gone\nnow\n"),
+        ]);
+        let after = map(&[("b.md", "keep\n"), ("a.md", "new\n"), ("c.md", "")]);
+        assert_eq!(
+            files(&before, &after),
+            "--- a/a.md\n+++ b/a.md\n@@ -1 +1 @@\n-old\n+new\n--- a/c.md\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-gone\n-now\n"
+        );
+    }
+
     #[test]
     fn a_new_file_is_all_additions_from_dev_null() {
         let mut after = BTreeMap::new();
