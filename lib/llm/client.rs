@@ -313,6 +313,27 @@ mod tests {
         );
     }
 
+    /// A long wait is really waited out, until an interrupt ends it (no clock is read by the
+    /// test: the answer says which of the two happened).
+    #[test]
+    fn a_wait_lasts_until_its_end_or_an_interrupt() {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let c = Client::new(
+            Box::new(Scripted(VecDeque::new())),
+            RetryPolicy::default(),
+            interrupt.clone(),
+        );
+        let flag = interrupt.clone();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            flag.store(true, Ordering::SeqCst);
+        });
+        assert!(!c.sleep(Duration::from_secs(30)), "interrupted, not over");
+        let _ = setter.join();
+        interrupt.store(false, Ordering::SeqCst);
+        assert!(c.sleep(Duration::ZERO), "a wait of nothing is over at once");
+    }
+
     #[test]
     fn a_retry_that_succeeds_returns_the_answer() {
         let mut c = client(vec![http(429), Ok(Completion::default())]);
