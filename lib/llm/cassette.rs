@@ -45,7 +45,8 @@ impl Placeholders {
         }
     }
 
-    fn hide(&self, text: &str) -> String {
+    /// `text` as a cassette records it: each value replaced by its placeholder.
+    pub fn hide(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (key, value) in &self.pairs {
             if out.contains(value.as_str()) {
@@ -55,7 +56,8 @@ impl Placeholders {
         out
     }
 
-    fn expand(&self, text: &str) -> String {
+    /// A recorded `text` as replayed here: each placeholder replaced by this run's value.
+    pub fn expand(&self, text: &str) -> String {
         let mut out = text.to_string();
         for (key, value) in &self.pairs {
             if out.contains(key.as_str()) {

@@ -84,3 +84,107 @@ pub fn os_release() -> String {
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cassette_hides_the_homes_the_folder_and_the_kernel() {
+        let release = std::process::Command::new("uname")
+            .arg("-r")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        assert_eq!(os_release(), release);
+        let user_home = std::env::var("HOME").unwrap_or_default();
+        let p = placeholders(&Home::at("/srv/hermes-home-x"), Path::new("/srv/work-y"));
+        assert_eq!(
+            p.hide(&format!(
+                "/srv/hermes-home-x/skills in /srv/work-y on {release}, home {user_home}"
+            )),
+            "{{hermes_home}}/skills in {{cwd}} on {{os_release}}, home {{home}}"
+        );
+    }
+
+    #[test]
+    fn a_replay_stands_for_the_recorded_model_and_a_missing_cassette_says_how_to_make_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let config = Config::defaults();
+        let cassette = dir.path().join("run.jsonl");
+        let _ = std::fs::write(
+            &cassette,
+            "{\"request\": {\"model\": \"rec-m\", \"max_tokens\": 512, \"messages\": []}, \"response\": {\"content\": \"hi\"}}\n",
+        );
+        let options = ConnectOptions {
+            replay: Some(cassette),
+            quiet: true,
+            ..ConnectOptions::default()
+        };
+        let Ok((_, endpoint)) = open("t", &home, &config, &options, Arc::default()) else {
+            panic!("replay")
+        };
+        assert_eq!(
+            (
+                endpoint.model.as_str(),
+                endpoint.base_url.as_str(),
+                endpoint.max_tokens
+            ),
+            ("rec-m", "replay", Some(512))
+        );
+        let missing = ConnectOptions {
+            replay: Some(dir.path().join("missing.jsonl")),
+            quiet: true,
+            ..ConnectOptions::default()
+        };
+        let Err(e) = open("t", &home, &config, &missing, Arc::default()) else {
+            panic!("refused")
+        };
+        let Some(hinted) = e.downcast_ref::<Hinted>() else {
+            panic!("a hinted error: {e}")
+        };
+        assert_eq!(
+            hinted.hint,
+            "record one with --record FILE against a live endpoint"
+        );
+        // No model anywhere: the endpoint's own error and hint.
+        let Err(e) = open(
+            "t",
+            &home,
+            &config,
+            &ConnectOptions::default(),
+            Arc::default(),
+        ) else {
+            panic!("no model")
+        };
+        assert_eq!(e.to_string(), "no model configured");
+        // A live endpoint, recorded: the cassette is made at once, or the run refused.
+        let Ok(live) = Config::from_bytes(
+            b"model: {provider: custom, base_url: 'http://127.0.0.1:9/v1', default: live-m}\n",
+            Path::new("config.yaml"),
+        ) else {
+            panic!("config")
+        };
+        let recorded = ConnectOptions {
+            record: Some(dir.path().join("new.jsonl")),
+            ..ConnectOptions::default()
+        };
+        let Ok((_, endpoint)) = open("t", &home, &live, &recorded, Arc::default()) else {
+            panic!("recording")
+        };
+        assert_eq!(endpoint.model, "live-m");
+        assert!(dir.path().join("new.jsonl").is_file());
+        let nowhere = ConnectOptions {
+            record: Some(dir.path().join("no/such/dir/x.jsonl")),
+            ..ConnectOptions::default()
+        };
+        let Err(e) = open("t", &home, &live, &nowhere, Arc::default()) else {
+            panic!("refused")
+        };
+        assert!(
+            e.to_string().starts_with("cannot write the cassette "),
+            "{e}"
+        );
+    }
+}
