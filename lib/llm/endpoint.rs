@@ -232,15 +232,15 @@ fn api_key(host: &str, configured: &str, raw: &Value, env: &Env) -> (String, Str
     {
         return (k.trim().to_string(), "model.api".into());
     }
-    let by_host: Option<&str> = if host == "ollama.com" || host.ends_with(".ollama.com") {
-        Some("OLLAMA_API_KEY")
-    } else if host.ends_with(".openai.com") || host.ends_with("openai.azure.com") {
-        Some("OPENAI_API_KEY")
-    } else if host.ends_with("openrouter.ai") {
-        Some("OPENROUTER_API_KEY")
-    } else {
-        None
-    };
+    // Ollama's cloud needs no entry: the vendor rule below names OLLAMA_API_KEY for it.
+    let by_host: Option<&str> =
+        if host.ends_with(".openai.com") || host.ends_with("openai.azure.com") {
+            Some("OPENAI_API_KEY")
+        } else if host.ends_with("openrouter.ai") {
+            Some("OPENROUTER_API_KEY")
+        } else {
+            None
+        };
     if let Some(var) = by_host
         && let Some(k) = env.get(var)
     {
@@ -256,7 +256,8 @@ fn api_key(host: &str, configured: &str, raw: &Value, env: &Env) -> (String, Str
 
 /// `api.deepseek.com` → `DEEPSEEK_API_KEY`; never for addresses or local names.
 fn vendor_key_variable(host: &str) -> Option<String> {
-    if host.is_empty() || host == "localhost" || host.parse::<std::net::IpAddr>().is_ok() {
+    // A one-label name (empty, `localhost`, an intranet name) has no vendor either.
+    if host.parse::<std::net::IpAddr>().is_ok() {
         return None;
     }
     let labels: Vec<&str> = host.split('.').collect();
@@ -528,6 +529,14 @@ mod tests {
         for host in ["", "localhost", "::1", "10.0.0.2", "intranet"] {
             assert_eq!(vendor_key_variable(host), None, "{host:?}");
         }
+        assert_eq!(
+            vendor_key_variable("example.io").as_deref(),
+            Some("EXAMPLE_API_KEY")
+        );
+        assert_eq!(
+            vendor_key_variable("a.b.c.example.io").as_deref(),
+            Some("EXAMPLE_API_KEY")
+        );
     }
 
     #[test]
@@ -593,17 +602,29 @@ mod tests {
             "model: {provider: custom, base_url: 'http://x/v1', default: m, api_key: sk-secret-999}\n",
         );
         let e = resolve(&c, &Overrides::default(), &Env::default()).unwrap();
-        assert!(!format!("{e:?}").contains("sk-secret-999"));
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Endpoint { provider: "custom", model: "m", base_url: "http://x/v1", key_source: "model.api_key", .. }"#
+        );
     }
 
     #[test]
     fn dotenv_lines_are_read_as_shells_write_them() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join(".env");
-        std::fs::write(&p, "# c\nexport A=1\nB=\"two words\"\nC=3 # note\n").unwrap();
+        std::fs::write(
+            &p,
+            "# c\nexport A=1\nB=\"two words\"\nC=3 # note\nD=\"half\nE='x\nF=\"\nG='y'\n",
+        )
+        .unwrap();
         let vars = read_dotenv(&p);
         assert_eq!(vars["A"], "1");
         assert_eq!(vars["B"], "two words");
         assert_eq!(vars["C"], "3");
+        // Unbalanced quotes are kept as written.
+        assert_eq!(
+            [&vars["D"], &vars["E"], &vars["F"], &vars["G"]],
+            ["\"half", "'x", "\"", "y"]
+        );
     }
 }

@@ -166,6 +166,10 @@ mod tests {
             assert!(http(status, "x").is_retryable(), "{status}");
         }
         assert!(!http(502, "Unsupported parameter: top_k").is_retryable());
+        // Both words make a bad parameter; either alone does not.
+        assert!(!http(500, "Invalid value for parameter 'n'").is_retryable());
+        assert!(http(500, "invalid response from upstream").is_retryable());
+        assert!(http(500, "parameter store unavailable").is_retryable());
         for status in [400, 401, 403, 413, 501] {
             assert!(!http(status, "x").is_retryable(), "{status}");
         }
