@@ -112,8 +112,7 @@ impl Attempt {
         if e.is_timeout() {
             return LlmError::Timeout(self.settings.read_timeout.as_secs());
         }
-        let lower = detail.to_lowercase();
-        if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        if is_tls_trouble(&detail) {
             let host = reqwest::Url::parse(&self.settings.base_url)
                 .ok()
                 .and_then(|u| u.host_str().map(str::to_string))
@@ -132,6 +131,17 @@ impl Attempt {
             text.to_string()
         }
     }
+}
+
+/// Whether a connection error's text is about TLS (a certificate, the handshake).
+fn is_tls_trouble(detail: &str) -> bool {
+    let lower = detail.to_lowercase();
+    lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake")
+}
+
+/// Whether a read of the answer failed because no bytes came in time.
+fn is_timeout(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::TimedOut || e.to_string().to_lowercase().contains("timed out")
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -244,9 +254,7 @@ impl Attempt {
         }
         read_sse(BufReader::new(response), &self.interrupt, on_delta).map_err(|e| match e {
             SseError::Io(e) => {
-                if e.kind() == std::io::ErrorKind::TimedOut
-                    || e.to_string().to_lowercase().contains("timed out")
-                {
+                if is_timeout(&e) {
                     LlmError::Timeout(self.settings.read_timeout.as_secs())
                 } else {
                     LlmError::Connect {
@@ -500,6 +508,109 @@ mod tests {
         };
         assert_eq!((status, message.as_str()), (500, "upstream overloaded"));
         let _ = server.join();
+    }
+
+    #[test]
+    fn tls_trouble_timeouts_and_error_chains_are_read_from_their_text() {
+        assert!(is_tls_trouble("invalid peer certificate: UnknownIssuer"));
+        assert!(is_tls_trouble("received fatal alert: HandshakeFailure"));
+        assert!(is_tls_trouble("TLS close_notify"));
+        assert!(!is_tls_trouble("connection refused"));
+        assert!(is_timeout(&std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "slow"
+        )));
+        assert!(is_timeout(&std::io::Error::other("operation Timed Out")));
+        assert!(!is_timeout(&std::io::Error::other("reset by peer")));
+
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "error sending request")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let outer = Outer(std::io::Error::other("connection refused"));
+        assert_eq!(
+            error_chain(&outer),
+            "error sending request: connection refused"
+        );
+    }
+
+    #[test]
+    fn only_a_key_long_enough_to_be_one_is_redacted() {
+        let long = transport("http://127.0.0.1:9/v1", "sk-12345678");
+        assert_eq!(
+            long.attempt.redact("bad key sk-12345678 given"),
+            "bad key <redacted> given"
+        );
+        assert_eq!(long.attempt.redact("nothing here"), "nothing here");
+        // A short "key" (a placeholder such as `none`) is common text: left alone.
+        let short = transport("http://127.0.0.1:9/v1", "none");
+        assert_eq!(short.attempt.redact("none of that"), "none of that");
+    }
+
+    #[test]
+    fn a_bad_retry_after_is_no_retry_after() {
+        for header in ["-1", "inf", "soon"] {
+            let (base, server) = serve_once(answer(
+                "503 Service Unavailable",
+                &format!("Retry-After: {header}\r\n"),
+                "busy",
+            ));
+            let result = transport(&base, "k").call(&serde_json::json!({}), &mut |_| {});
+            let Err(LlmError::Http {
+                status,
+                message,
+                retry_after,
+            }) = result
+            else {
+                panic!("an HTTP error")
+            };
+            assert_eq!((status, message.as_str(), retry_after), (503, "busy", None));
+            let _ = server.join();
+        }
+    }
+
+    /// An interrupt ends a call whose endpoint has not sent a byte.
+    #[test]
+    fn an_interrupt_ends_a_call_that_is_still_waiting() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}/v1", listener.local_addr().expect("addr"));
+        let held = std::thread::spawn(move || {
+            let accepted = listener.accept();
+            std::thread::sleep(Duration::from_secs(3));
+            drop(accepted);
+        });
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let settings = HttpSettings {
+            base_url: base,
+            api_key: "k".into(),
+            connect_timeout: Duration::from_secs(5),
+            read_timeout: Duration::from_secs(30),
+            extra_headers: Vec::new(),
+        };
+        let Ok(mut t) = HttpTransport::new(settings, interrupt.clone()) else {
+            panic!("client")
+        };
+        let flag = interrupt.clone();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::SeqCst);
+        });
+        let result = t.call(&serde_json::json!({}), &mut |_| {});
+        assert!(
+            matches!(result, Err(LlmError::Interrupted { partial: None })),
+            "{result:?}"
+        );
+        let _ = setter.join();
+        // The server thread lets go of the connection on its own, later.
+        drop(held);
     }
 
     #[test]
