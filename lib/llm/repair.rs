@@ -42,9 +42,7 @@ fn close_and_clean(text: &str) -> String {
                     in_string = false;
                     out.push(c);
                 }
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
+                // A raw control character is not allowed in a JSON string: escaped.
                 c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
                 c => out.push(c),
             }
@@ -123,6 +121,11 @@ mod tests {
         );
         // A stream cut just after a backslash: the lone escape is dropped.
         assert_eq!(repair_json("{\"a\": \"x\\"), Some(json!({"a": "x"})));
+        // Text outside the control characters goes through as it is.
+        assert_eq!(
+            repair_json("{\"a\": \"😀 é\nx"),
+            Some(json!({"a": "😀 é\nx"}))
+        );
         // A mismatched closer is dropped, the right one added.
         assert_eq!(repair_json(r#"{"a": [1}"#), Some(json!({"a": [1]})));
         assert_eq!(repair_json("  {\"a\": 1 ,  "), Some(json!({"a": 1})));

@@ -292,6 +292,8 @@ mod tests {
         asked.api_content = Some("  sent to the model  ".into());
         let mut thinking = Message::assistant("  ");
         thinking.reasoning = Some("hm".into());
+        let mut answered = Message::assistant("Here.");
+        answered.reasoning = Some("so".into());
         let mut calls = Message::assistant(" Let me look. ");
         calls.tool_calls = vec![
             call("c1", "{\"b\":1,\"a\":2}"),
@@ -306,11 +308,15 @@ mod tests {
             content: "old system".into(),
             ..Message::default()
         };
-        let wire = wire_messages("", &[asked, thinking, system, calls, second, first]);
+        let wire = wire_messages(
+            "",
+            &[asked, thinking, answered, system, calls, second, first],
+        );
         assert_eq!(
             Value::Array(wire),
             json!([
                 {"role": "user", "content": "sent to the model"},
+                {"role": "assistant", "content": "Here."},
                 {"role": "assistant", "content": "Let me look.", "tool_calls": [
                     {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": "{\"a\":2,\"b\":1}"}},
                     {"id": "c2", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}]},

@@ -334,4 +334,85 @@ mod tests {
             "the batch record carries the totals"
         );
     }
+
+    /// Keeps the placeholders it is given.
+    struct Noting(Arc<Mutex<Vec<(String, String)>>>);
+
+    impl Transport for Noting {
+        fn call(
+            &mut self,
+            _: &Value,
+            _: &mut dyn FnMut(Delta<'_>),
+        ) -> Result<Completion, LlmError> {
+            Err(LlmError::EmptyStream)
+        }
+
+        fn set_placeholder(&mut self, name: &str, value: &str) {
+            if let Ok(mut noted) = self.0.lock() {
+                noted.push((name.into(), value.into()));
+            }
+        }
+    }
+
+    /// Every layer passes a placeholder on to the cassette underneath.
+    #[test]
+    fn placeholders_reach_the_shared_transport_through_every_wrapper() {
+        let noted = Arc::new(Mutex::new(Vec::new()));
+        let shared = Source::Shared(Arc::new(Mutex::new(
+            Box::new(Noting(noted.clone())) as Box<dyn Transport>
+        )));
+        let Ok(one) = shared.make_one() else {
+            panic!("a transport")
+        };
+        let (mut counting, _) = crate::review::transport::Counting::new(one);
+        counting.set_placeholder("hermes_home", "/h");
+        assert_eq!(
+            noted.lock().expect("noted").as_slice(),
+            [("hermes_home".to_string(), "/h".to_string())]
+        );
+        let answer = counting.call(&Value::Null, &mut |_| {});
+        assert!(matches!(answer, Err(LlmError::EmptyStream)));
+    }
+
+    /// A cassette is one transport shared in order; a model that cannot be reached is a
+    /// failed review with its reason, and the batch goes on.
+    #[test]
+    fn a_shared_transport_serves_every_review_and_a_missing_one_fails_each() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = setup(dir.path());
+        let mut second = conversation();
+        second.session_id = Some("s2".into());
+        let sessions = [conversation(), second];
+        let model = Scripted::new(vec![answer("Nothing to save."), answer("Nothing to save.")]);
+        let bodies = model.bodies();
+        let shared = Source::Shared(Arc::new(Mutex::new(Box::new(model) as Box<dyn Transport>)));
+        assert!(!shared.parallel());
+        let Ok(totals) = run(&setup, &sessions, &shared, 4, false, &mut |_| Ok(())) else {
+            panic!("the batch runs")
+        };
+        assert_eq!((totals.reviewed, totals.failed, totals.requests), (2, 0, 2));
+        let sent: u64 = bodies
+            .lock()
+            .expect("bodies")
+            .iter()
+            .map(|b| serde_json::to_vec(b).map_or(0, |v| v.len() as u64))
+            .sum();
+        assert_eq!(totals.bytes_sent, sent);
+
+        let down = Source::Fresh(Box::new(|| anyhow::bail!("no model is configured")));
+        assert!(down.parallel());
+        let mut emitted = Vec::new();
+        let Ok(totals) = run(&setup, &sessions, &down, 2, true, &mut |r| {
+            emitted.push(r.clone());
+            Ok(())
+        }) else {
+            panic!("the batch runs")
+        };
+        assert_eq!((totals.reviewed, totals.failed), (0, 2));
+        assert_eq!(
+            emitted[0],
+            json!({"session": "s1", "type": "summary", "line": null,
+                "error": "no model is configured"})
+        );
+    }
 }

@@ -54,19 +54,7 @@ pub struct ReviewOptions {
 /// 0 the review ran (whatever it decided); 1 it failed (model or API error, budget spent,
 /// replay divergence) — what it wrote before stays written; setup errors are `Err` (exit 2).
 pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
-    // hermes-chat starts the review with `--home H FILE` only; these let an offline demo or
-    // test hand it a cassette through the chat.
-    if options.replay.is_none() && options.record.is_none() {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        options.replay = var("HERMES_REVIEW_REPLAY");
-        if options.replay.is_none() {
-            options.record = var("HERMES_REVIEW_RECORD");
-        }
-    }
+    cassette_from_env(&mut options, &|name| std::env::var_os(name));
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     if let Some(path) = &options.eval {
@@ -94,6 +82,23 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     let (setup, source, scratch) = prepare(&options, home, config, false)?;
     let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
     print(&options, &setup, &report)
+}
+
+/// hermes-chat starts the review with `--home H FILE` only; `HERMES_REVIEW_REPLAY` (else
+/// `HERMES_REVIEW_RECORD`) lets an offline demo or test hand it a cassette through the chat.
+/// A cassette flag wins.
+fn cassette_from_env(
+    options: &mut ReviewOptions,
+    get: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) {
+    if options.replay.is_some() || options.record.is_some() {
+        return;
+    }
+    let var = |name: &str| get(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    options.replay = var("HERMES_REVIEW_REPLAY");
+    if options.replay.is_none() {
+        options.record = var("HERMES_REVIEW_RECORD");
+    }
 }
 
 /// One session object per line (what `hermes-index export` writes).
@@ -445,6 +450,52 @@ mod tests {
         other.overrides.model = Some("flag-m".into());
         assert_eq!(resolved(&other, &slot).0, "flag-m");
         assert!(resolved(&other, &slot).3);
+    }
+
+    #[test]
+    fn a_cassette_comes_from_the_environment_unless_a_flag_names_one() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let cassettes = |options: &ReviewOptions| {
+            (
+                options.replay.as_ref().map(|p| p.display().to_string()),
+                options.record.as_ref().map(|p| p.display().to_string()),
+            )
+        };
+        let both = env(&[
+            ("HERMES_REVIEW_REPLAY", "r.jsonl"),
+            ("HERMES_REVIEW_RECORD", "w.jsonl"),
+        ]);
+        let mut options = ReviewOptions::default();
+        cassette_from_env(&mut options, &both);
+        assert_eq!(cassettes(&options), (Some("r.jsonl".into()), None));
+        let record = env(&[
+            ("HERMES_REVIEW_REPLAY", ""),
+            ("HERMES_REVIEW_RECORD", "w.jsonl"),
+        ]);
+        let mut options = ReviewOptions::default();
+        cassette_from_env(&mut options, &record);
+        assert_eq!(cassettes(&options), (None, Some("w.jsonl".into())));
+        for flagged in [
+            ReviewOptions {
+                record: Some("mine.jsonl".into()),
+                ..ReviewOptions::default()
+            },
+            ReviewOptions {
+                replay: Some("mine.jsonl".into()),
+                ..ReviewOptions::default()
+            },
+        ] {
+            let mut options = flagged.clone();
+            cassette_from_env(&mut options, &both);
+            assert_eq!(cassettes(&options), cassettes(&flagged));
+        }
     }
 
     #[test]
