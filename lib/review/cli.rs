@@ -66,8 +66,7 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
         let mut emit = |record: &Value| out.jsonl(record);
         let summary = super::eval::run(&setup, &cases, &mut || source.make_one(), &mut emit)?;
         out.finish()?;
-        let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
-        return Ok(u8::from(failed > 0));
+        return Ok(eval_exit(&summary));
     }
     let text = read_input(options.input.as_deref())?;
     if options.batch {
@@ -82,6 +81,12 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     let (setup, source, scratch) = prepare(&options, home, config, false)?;
     let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
     print(&options, &setup, &report)
+}
+
+/// `eval`'s exit code: 1 when a case's review failed (its scores are still printed).
+fn eval_exit(summary: &Value) -> u8 {
+    let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
+    u8::from(failed > 0)
 }
 
 /// hermes-chat starts the review with `--home H FILE` only; `HERMES_REVIEW_REPLAY` (else
@@ -496,6 +501,15 @@ mod tests {
             cassette_from_env(&mut options, &both);
             assert_eq!(cassettes(&options), cassettes(&flagged));
         }
+    }
+
+    #[test]
+    fn eval_fails_only_when_a_review_failed() {
+        use serde_json::json;
+        assert_eq!(eval_exit(&json!({"failed": 0, "correct": 0})), 0);
+        assert_eq!(eval_exit(&json!({"failed": 1})), 1);
+        assert_eq!(eval_exit(&json!({"failed": 7})), 1);
+        assert_eq!(eval_exit(&json!({})), 0);
     }
 
     #[test]
