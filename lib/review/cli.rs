@@ -126,7 +126,7 @@ fn run_batch(
     sessions: &[Conversation],
     source: &Source,
 ) -> anyhow::Result<u8> {
-    if !source.parallel() && options.jobs > 1 && !options.quiet {
+    if reviews_one_at_a_time(source, options.jobs) && !options.quiet {
         eprintln!("{BIN}: a cassette is read in order: reviewing one session at a time");
     }
     let mut out = crate::io::output::Output::stdout();
@@ -150,6 +150,11 @@ fn run_batch(
         return Ok(1);
     }
     Ok(0)
+}
+
+/// Whether `-j` is more than the source allows: a cassette is read in order.
+fn reviews_one_at_a_time(source: &Source, jobs: usize) -> bool {
+    !source.parallel() && jobs > 1
 }
 
 fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
@@ -510,6 +515,58 @@ mod tests {
         assert_eq!(eval_exit(&json!({"failed": 1})), 1);
         assert_eq!(eval_exit(&json!({"failed": 7})), 1);
         assert_eq!(eval_exit(&json!({})), 0);
+    }
+
+    #[test]
+    fn a_batch_exits_1_when_a_review_failed() {
+        use crate::llm::Transport;
+        use crate::llm::testing::{Scripted, answer};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = crate::review::run::tests::setup(dir.path());
+        let sessions = [crate::review::run::tests::conversation()];
+        let options = ReviewOptions {
+            quiet: true,
+            jobs: 1,
+            ..ReviewOptions::default()
+        };
+        let answers = Source::Fresh(Box::new(|| {
+            Ok(Box::new(Scripted::new(vec![answer("Nothing to save.")])) as Box<dyn Transport>)
+        }));
+        assert_eq!(
+            run_batch(&options, &setup, &sessions, &answers).ok(),
+            Some(0)
+        );
+        let silent = Source::Fresh(Box::new(|| {
+            Ok(Box::new(Scripted::new(Vec::new())) as Box<dyn Transport>)
+        }));
+        let again = ReviewOptions {
+            again: true,
+            ..options.clone()
+        };
+        assert_eq!(run_batch(&again, &setup, &sessions, &silent).ok(), Some(1));
+        let shared = Source::Shared(std::sync::Arc::new(std::sync::Mutex::new(Box::new(
+            Scripted::new(Vec::new()),
+        )
+            as Box<dyn Transport>)));
+        assert!(reviews_one_at_a_time(&shared, 2));
+        assert!(!reviews_one_at_a_time(&shared, 1));
+        assert!(!reviews_one_at_a_time(&answers, 2));
+    }
+
+    #[test]
+    fn the_input_is_the_named_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("talk.jsonl");
+        let _ = std::fs::write(&path, "{\"role\": \"user\", \"content\": \"hi\"}\n");
+        assert_eq!(
+            read_input(Some(&path)).ok().as_deref(),
+            Some("{\"role\": \"user\", \"content\": \"hi\"}\n")
+        );
+        let missing = dir.path().join("missing.jsonl");
+        let Err(e) = read_input(Some(&missing)) else {
+            panic!("refused")
+        };
+        assert_eq!(e.to_string(), format!("cannot read {}", missing.display()));
     }
 
     #[test]
