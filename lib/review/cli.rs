@@ -83,6 +83,20 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     print(&options, &setup, &report)
 }
 
+/// A note on stderr, unless `--quiet`.
+fn say(quiet: bool, text: &str) {
+    if !quiet {
+        eprintln!("{BIN}: {text}");
+    }
+}
+
+/// The review's clock: fixed at `now` when HERMES_NOW is set (and not blank), else live.
+fn fixed_clock(now: jiff::Timestamp, hermes_now: Option<String>) -> Option<f64> {
+    hermes_now
+        .filter(|v| !v.trim().is_empty())
+        .map(|_| crate::clock::unix_seconds(now))
+}
+
 /// `eval`'s exit code: 1 when a case's review failed (its scores are still printed).
 fn eval_exit(summary: &Value) -> u8 {
     let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
@@ -126,8 +140,11 @@ fn run_batch(
     sessions: &[Conversation],
     source: &Source,
 ) -> anyhow::Result<u8> {
-    if reviews_one_at_a_time(source, options.jobs) && !options.quiet {
-        eprintln!("{BIN}: a cassette is read in order: reviewing one session at a time");
+    if reviews_one_at_a_time(source, options.jobs) {
+        say(
+            options.quiet,
+            "a cassette is read in order: reviewing one session at a time",
+        );
     }
     let mut out = crate::io::output::Output::stdout();
     let mut emit = |record: &Value| out.jsonl(record);
@@ -232,10 +249,7 @@ fn prepare(
     batch: bool,
 ) -> anyhow::Result<(Setup, Source, Option<ScratchHome>)> {
     let now = crate::clock::now()?;
-    let fixed = std::env::var(crate::clock::NOW_VAR)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|_| crate::clock::unix_seconds(now));
+    let fixed = fixed_clock(now, std::env::var(crate::clock::NOW_VAR).ok());
     let env = Env::load(&home.env_file());
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let scratch = if options.propose && !options.dry_run && !batch {
@@ -258,13 +272,14 @@ fn prepare(
                 Err(_) => (None, false),
             };
             let ep = replayer.endpoint(configured);
-            if !options.quiet {
-                eprintln!(
-                    "{BIN}: replaying {} ({} recorded call(s)); no model is contacted",
+            say(
+                options.quiet,
+                &format!(
+                    "replaying {} ({} recorded call(s)); no model is contacted",
                     path.display(),
                     replayer.len()
-                );
-            }
+                ),
+            );
             (
                 Source::Shared(Arc::new(Mutex::new(Box::new(replayer)))),
                 ep,
@@ -567,6 +582,140 @@ mod tests {
             panic!("refused")
         };
         assert_eq!(e.to_string(), format!("cannot read {}", missing.display()));
+    }
+
+    #[test]
+    fn any_model_flag_wins_and_any_difference_routes() {
+        let slot = format!(
+            "{CHAT}auxiliary:\n  background_review:\n    provider: custom\n    model: rev-m\n"
+        );
+        let mut provider_only = ReviewOptions::default();
+        provider_only.overrides.provider = Some("custom".into());
+        assert_eq!(resolved(&provider_only, &slot).0, "chat-m");
+        assert!(!resolved(&provider_only, &slot).3);
+        let mut url_only = ReviewOptions::default();
+        url_only.overrides.base_url = Some("http://127.0.0.1:7/v1".into());
+        let (model, url, _, routed) = resolved(&url_only, &slot);
+        assert_eq!(
+            (model.as_str(), url.as_str(), routed),
+            ("chat-m", "http://127.0.0.1:7/v1", true)
+        );
+    }
+
+    fn prepared(
+        options: &ReviewOptions,
+        dir: &std::path::Path,
+        batch: bool,
+    ) -> (Setup, Source, bool) {
+        let home = Home::at(dir);
+        let Ok((setup, source, scratch)) = prepare(options, home, config(CHAT), batch) else {
+            panic!("prepared")
+        };
+        (setup, source, scratch.is_some())
+    }
+
+    #[test]
+    fn prepare_sets_the_review_up_as_the_flags_say() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let plain = ReviewOptions {
+            quiet: true,
+            ..ReviewOptions::default()
+        };
+        let (setup, source, scratch) = prepared(&plain, dir.path(), false);
+        assert_eq!(
+            setup.kind,
+            Kind {
+                memory: true,
+                skills: true
+            }
+        );
+        assert_eq!(setup.notify, Notify::On);
+        assert_eq!(
+            (setup.endpoint.model.as_str(), setup.routed),
+            ("chat-m", false)
+        );
+        assert!(source.parallel(), "live reviews run side by side");
+        assert!(!scratch);
+        let memory_only = ReviewOptions {
+            memory: true,
+            notify: Some("verbose".into()),
+            ..plain.clone()
+        };
+        let (setup, _, _) = prepared(&memory_only, dir.path(), false);
+        assert_eq!(
+            setup.kind,
+            Kind {
+                memory: true,
+                skills: false
+            }
+        );
+        assert_eq!(setup.notify, Notify::Verbose);
+        let skills_only = ReviewOptions {
+            skills: true,
+            ..plain.clone()
+        };
+        assert_eq!(
+            prepared(&skills_only, dir.path(), false).0.kind,
+            Kind {
+                memory: false,
+                skills: true
+            }
+        );
+        // --propose works on a scratch copy, except in a dry run or a batch.
+        let propose = ReviewOptions {
+            propose: true,
+            ..plain.clone()
+        };
+        assert!(prepared(&propose, dir.path(), false).2);
+        assert!(!prepared(&propose, dir.path(), true).2);
+        let dry = ReviewOptions {
+            dry_run: true,
+            ..propose.clone()
+        };
+        assert!(!prepared(&dry, dir.path(), false).2);
+        // A recording is one transport, used in order.
+        let record = ReviewOptions {
+            record: Some(dir.path().join("rec.jsonl")),
+            ..plain.clone()
+        };
+        assert!(!prepared(&record, dir.path(), false).1.parallel());
+        assert!(dir.path().join("rec.jsonl").is_file());
+    }
+
+    #[test]
+    fn hermes_now_fixes_the_clock_unless_blank() {
+        let now = jiff::Timestamp::from_second(1_780_000_000).unwrap_or_default();
+        assert_eq!(
+            fixed_clock(now, Some("2026-05-28T20:26:40Z".into())),
+            Some(1_780_000_000.0)
+        );
+        assert_eq!(fixed_clock(now, Some("  ".into())), None);
+        assert_eq!(fixed_clock(now, None), None);
+    }
+
+    #[test]
+    fn printing_a_review_exits_1_when_it_failed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = crate::review::run::tests::setup(dir.path());
+        let options = ReviewOptions::default();
+        let ok = Report::default();
+        assert_eq!(print(&options, &setup, &ok).ok(), Some(0));
+        let failed = Report {
+            failure: Some("the model went away".into()),
+            ..Report::default()
+        };
+        assert_eq!(print(&options, &setup, &failed).ok(), Some(1));
+        let mut dry = crate::review::run::tests::setup(dir.path());
+        dry.dry_run = true;
+        let request = Report {
+            request: Some(serde_json::json!({"model": "m1"})),
+            ..Report::default()
+        };
+        assert_eq!(print(&options, &dry, &request).ok(), Some(0));
+        let Err(e) = print(&options, &dry, &ok) else {
+            panic!("no request")
+        };
+        assert_eq!(e.to_string(), "the review built no request");
     }
 
     #[test]
