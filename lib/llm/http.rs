@@ -418,6 +418,18 @@ mod tests {
         )
     }
 
+    /// The status, message and wait of what must be an HTTP error.
+    fn http_error(result: Result<Completion, LlmError>) -> (u16, String, Option<Duration>) {
+        match result {
+            Err(LlmError::Http {
+                status,
+                message,
+                retry_after,
+            }) => (status, message, retry_after),
+            other => panic!("an HTTP error, not {other:?}"),
+        }
+    }
+
     #[test]
     fn an_error_status_keeps_its_retry_after_and_never_the_key() {
         let key = "sk-secret-key-123";
@@ -427,15 +439,8 @@ mod tests {
             r#"{"error": {"message": "key sk-secret-key-123 is over its quota"}}"#,
         ));
         let mut t = transport(&base, key);
-        let result = t.call(&serde_json::json!({"model": "m"}), &mut |_| {});
-        let Err(LlmError::Http {
-            status,
-            message,
-            retry_after,
-        }) = result
-        else {
-            panic!("an HTTP error")
-        };
+        let (status, message, retry_after) =
+            http_error(t.call(&serde_json::json!({"model": "m"}), &mut |_| {}));
         assert_eq!(status, 429);
         assert_eq!(message, "key <redacted> is over its quota");
         assert_eq!(retry_after, Some(Duration::from_millis(2500)));
@@ -563,15 +568,8 @@ mod tests {
                 &format!("Retry-After: {header}\r\n"),
                 "busy",
             ));
-            let result = transport(&base, "k").call(&serde_json::json!({}), &mut |_| {});
-            let Err(LlmError::Http {
-                status,
-                message,
-                retry_after,
-            }) = result
-            else {
-                panic!("an HTTP error")
-            };
+            let answer = transport(&base, "k").call(&serde_json::json!({}), &mut |_| {});
+            let (status, message, retry_after) = http_error(answer);
             assert_eq!((status, message.as_str(), retry_after), (503, "busy", None));
             let _ = server.join();
         }
