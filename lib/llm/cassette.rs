@@ -662,6 +662,12 @@ mod tests {
             panic!("blank lines are skipped")
         };
         assert!(blank.is_empty());
+        let line = "{\"request\": {}, \"response\": {}}\n";
+        let _ = std::fs::write(&path, line.repeat(2));
+        let Ok(two) = Replayer::open(&path, Placeholders::default()) else {
+            panic!("two exchanges")
+        };
+        assert_eq!((two.len(), two.remaining()), (2, 2));
         assert_eq!(blank.recorded_model(), None);
         let missing = dir.path().join("missing.jsonl");
         let Err(e) = Replayer::open(&missing, Placeholders::default()) else {
