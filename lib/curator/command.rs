@@ -587,7 +587,6 @@ pub fn usage(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use super::*;
     use crate::curator::rows::fixture::{cron_jobs, library, small_home, ts};
@@ -596,10 +595,6 @@ mod tests {
     const NOW: &str = "2026-06-01T12:00:00Z";
     const OLD: &str = "  old-used                                 idle 120d";
     const MID: &str = "  mid-used                                 idle 45d";
-
-    fn config(yaml: &str) -> Config {
-        Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).expect("config")
-    }
 
     /// Runs a command against a captured stdout; its exit (or error) and what it printed.
     fn call(
@@ -739,7 +734,10 @@ mod tests {
     #[test]
     fn disabled_and_skipped_runs() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let lib = small_home(dir.path(), config("curator:\n  enabled: false\n"));
+        let lib = small_home(
+            dir.path(),
+            Config::from_yaml("curator:\n  enabled: false\n"),
+        );
         let (exit, out) = exit_and_out(Format::Text, |ui| run(&lib, options(false, false), ui));
         assert_eq!(
             (exit, out.as_str()),
@@ -1014,7 +1012,7 @@ mod tests {
 
         let disabled = small_home(
             dir.path(),
-            config("curator:\n  backup:\n    enabled: false\n"),
+            Config::from_yaml("curator:\n  backup:\n    enabled: false\n"),
         );
         let (exit, out) = exit_and_out(Format::Text, |ui| backup(&disabled, "x", ts(NOW), ui));
         assert_eq!(

@@ -109,10 +109,6 @@ pub fn resolve(
 mod tests {
     use super::*;
 
-    fn config(yaml: &str) -> Config {
-        Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).expect("config")
-    }
-
     fn picked(
         yaml: &str,
     ) -> (
@@ -121,7 +117,7 @@ mod tests {
         Option<String>,
         Option<String>,
     ) {
-        let (o, key) = overrides(&config(yaml));
+        let (o, key) = overrides(&Config::from_yaml(yaml));
         (o.provider, o.model, o.base_url, key)
     }
 

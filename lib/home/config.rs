@@ -182,6 +182,15 @@ impl Config {
         Ok(Config::from_user(user, path.to_path_buf()))
     }
 
+    /// `yaml` as a home's config.yaml, for unit tests (a test's own text always parses).
+    #[cfg(test)]
+    pub fn from_yaml(yaml: &str) -> Config {
+        match Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")) {
+            Ok(config) => config,
+            Err(e) => panic!("the test's config.yaml does not parse: {e}"),
+        }
+    }
+
     /// The defaults, as when there is no config.yaml.
     pub fn defaults() -> Config {
         Config::from_user(Value::Null, PathBuf::from("config.yaml"))

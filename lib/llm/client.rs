@@ -168,19 +168,7 @@ fn jitter() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::VecDeque;
-
-    struct Scripted(VecDeque<Result<Completion, LlmError>>);
-
-    impl Transport for Scripted {
-        fn call(
-            &mut self,
-            _: &Value,
-            _: &mut dyn FnMut(Delta<'_>),
-        ) -> Result<Completion, LlmError> {
-            self.0.pop_front().unwrap_or(Err(LlmError::EmptyStream))
-        }
-    }
+    use crate::llm::testing::Scripted;
 
     fn http(status: u16) -> Result<Completion, LlmError> {
         Err(LlmError::Http {
@@ -192,7 +180,7 @@ mod tests {
 
     fn client(script: Vec<Result<Completion, LlmError>>) -> Client {
         Client::new(
-            Box::new(Scripted(script.into())),
+            Box::new(Scripted::new(script)),
             RetryPolicy {
                 attempts: 3,
                 backoff_base: Duration::from_millis(1),
@@ -230,7 +218,7 @@ mod tests {
 
     fn with_policy(attempts: u32, script: Vec<Result<Completion, LlmError>>) -> Client {
         Client::new(
-            Box::new(Scripted(script.into())),
+            Box::new(Scripted::new(script)),
             RetryPolicy {
                 attempts,
                 backoff_base: Duration::from_secs(1),
@@ -295,9 +283,10 @@ mod tests {
     fn an_interrupt_ends_the_wait() {
         let interrupt = Arc::new(AtomicBool::new(true));
         let mut c = Client::new(
-            Box::new(Scripted(
-                vec![http_after(503, Duration::from_secs(600))].into(),
-            )),
+            Box::new(Scripted::new(vec![http_after(
+                503,
+                Duration::from_secs(600),
+            )])),
             RetryPolicy::default(),
             interrupt,
         );
@@ -319,7 +308,7 @@ mod tests {
     fn a_wait_lasts_until_its_end_or_an_interrupt() {
         let interrupt = Arc::new(AtomicBool::new(false));
         let c = Client::new(
-            Box::new(Scripted(VecDeque::new())),
+            Box::new(Scripted::new(Vec::new())),
             RetryPolicy::default(),
             interrupt.clone(),
         );

@@ -160,12 +160,9 @@ mod tests {
         };
         assert_eq!(e.to_string(), "no model configured");
         // A live endpoint, recorded: the cassette is made at once, or the run refused.
-        let Ok(live) = Config::from_bytes(
-            b"model: {provider: custom, base_url: 'http://127.0.0.1:9/v1', default: live-m}\n",
-            Path::new("config.yaml"),
-        ) else {
-            panic!("config")
-        };
+        let live = Config::from_yaml(
+            "model: {provider: custom, base_url: 'http://127.0.0.1:9/v1', default: live-m}\n",
+        );
         let recorded = ConnectOptions {
             record: Some(dir.path().join("new.jsonl")),
             ..ConnectOptions::default()

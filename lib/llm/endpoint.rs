@@ -310,13 +310,9 @@ mod tests {
     use super::*;
     use crate::home::Config;
 
-    fn config(yaml: &str) -> Config {
-        Config::from_bytes(yaml.as_bytes(), Path::new("config.yaml")).unwrap()
-    }
-
     #[test]
     fn custom_endpoint_without_a_key_sends_no_key_required() {
-        let c = config(
+        let c = Config::from_yaml(
             "model: {provider: custom, base_url: 'http://127.0.0.1:9/v1/', default: fake-model}\n",
         );
         let env = Env::from_pairs(&[("OPENAI_API_KEY", "sk-envkey-123")]);
@@ -329,7 +325,7 @@ mod tests {
 
     #[test]
     fn our_overrides_win_over_everything() {
-        let c = config(
+        let c = Config::from_yaml(
             "model: {provider: custom, base_url: 'http://dead:1/v1', default: m, api_key: sk-cfg}\n",
         );
         let env = Env::from_pairs(&[
@@ -347,7 +343,7 @@ mod tests {
 
     #[test]
     fn custom_base_url_env_beats_the_config_for_custom() {
-        let c = config(
+        let c = Config::from_yaml(
             "model: {provider: custom, base_url: 'http://dead:1/v1', default: m, api_key: sk-cfgkey-456}\n",
         );
         let env = Env::from_pairs(&[("CUSTOM_BASE_URL", "http://127.0.0.1:7/alt/v1")]);
@@ -358,7 +354,7 @@ mod tests {
 
     #[test]
     fn keys_follow_the_host() {
-        let c = config("model: {base_url: 'https://api.deepseek.com/v1', default: m}\n");
+        let c = Config::from_yaml("model: {base_url: 'https://api.deepseek.com/v1', default: m}\n");
         let env = Env::from_pairs(&[("DEEPSEEK_API_KEY", "sk-ds"), ("OPENAI_API_KEY", "sk-oa")]);
         let e = resolve(&c, &Overrides::default(), &env).unwrap();
         assert_eq!(e.api_key, "sk-ds");
@@ -366,7 +362,7 @@ mod tests {
     }
 
     fn resolved(yaml: &str, overrides: &Overrides, env: &[(&str, &str)]) -> Endpoint {
-        let Ok(e) = resolve(&config(yaml), overrides, &Env::from_pairs(env)) else {
+        let Ok(e) = resolve(&Config::from_yaml(yaml), overrides, &Env::from_pairs(env)) else {
             panic!("an endpoint for {yaml}")
         };
         e
@@ -432,7 +428,7 @@ mod tests {
 
     #[test]
     fn a_disabled_provider_is_refused_with_a_hint() {
-        let c = config(
+        let c = Config::from_yaml(
             "model: {default: m, provider: custom, base_url: 'http://x/v1'}\nproviders: {custom: {enabled: false}}\n",
         );
         let e = resolve(&c, &Overrides::default(), &Env::default());
@@ -447,7 +443,7 @@ mod tests {
             EndpointError::NoModel.hint(),
             "pass --model, or set model.default (and model.base_url, provider: custom) in config.yaml"
         );
-        let on = config(
+        let on = Config::from_yaml(
             "model: {default: m, provider: custom, base_url: 'http://x/v1'}\nproviders: {custom: {enabled: true}}\n",
         );
         assert!(resolve(&on, &Overrides::default(), &Env::default()).is_ok());
@@ -589,7 +585,7 @@ mod tests {
 
     #[test]
     fn no_model_is_an_error_with_a_hint() {
-        let c = config("");
+        let c = Config::from_yaml("");
         assert_eq!(
             resolve(&c, &Overrides::default(), &Env::default()),
             Err(EndpointError::NoModel)
@@ -598,7 +594,7 @@ mod tests {
 
     #[test]
     fn the_key_is_never_in_debug_output() {
-        let c = config(
+        let c = Config::from_yaml(
             "model: {provider: custom, base_url: 'http://x/v1', default: m, api_key: sk-secret-999}\n",
         );
         let e = resolve(&c, &Overrides::default(), &Env::default()).unwrap();

@@ -101,12 +101,9 @@ mod tests {
     #[test]
     fn the_gate_reads_every_way_config_yaml_can_say_on() {
         let gate = |value: &str| {
-            let yaml = format!("memory:\n  write_approval: {value}\n");
-            let Ok(config) = Config::from_bytes(yaml.as_bytes(), std::path::Path::new("c.yaml"))
-            else {
-                panic!("config")
-            };
-            gate_on(&config)
+            gate_on(&Config::from_yaml(&format!(
+                "memory:\n  write_approval: {value}\n"
+            )))
         };
         for on in [
             "true",

@@ -417,20 +417,12 @@ fn text_line(record: &Value) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn config(yaml: &str) -> Config {
-        let Ok(config) = Config::from_bytes(yaml.as_bytes(), std::path::Path::new("config.yaml"))
-        else {
-            panic!("config")
-        };
-        config
-    }
-
     const CHAT: &str =
         "model: {provider: custom, base_url: 'http://127.0.0.1:9/v1', default: chat-m}\n";
 
     fn resolved(options: &ReviewOptions, yaml: &str) -> (String, String, String, bool) {
         let env = Env::from_pairs(&[]);
-        let Ok((ep, routed)) = resolve_endpoint(options, &config(yaml), &env) else {
+        let Ok((ep, routed)) = resolve_endpoint(options, &Config::from_yaml(yaml), &env) else {
             panic!("an endpoint")
         };
         (ep.model, ep.base_url, ep.api_key, routed)
@@ -608,7 +600,8 @@ mod tests {
         batch: bool,
     ) -> (Setup, Source, bool) {
         let home = Home::at(dir);
-        let Ok((setup, source, scratch)) = prepare(options, home, config(CHAT), batch) else {
+        let Ok((setup, source, scratch)) = prepare(options, home, Config::from_yaml(CHAT), batch)
+        else {
             panic!("prepared")
         };
         (setup, source, scratch.is_some())

@@ -486,13 +486,7 @@ pub(crate) mod tests {
     fn with_write_approval_on_a_memory_write_is_staged_for_a_person() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut gated = setup(dir.path());
-        let Ok(config) = Config::from_bytes(
-            b"memory:\n  write_approval: true\n",
-            Path::new("config.yaml"),
-        ) else {
-            panic!("config")
-        };
-        gated.config = config;
+        gated.config = Config::from_yaml("memory:\n  write_approval: true\n");
         let (report, _) = run(
             &gated,
             vec![
