@@ -169,7 +169,7 @@ fn main() -> ExitCode {
             })
         };
         let (done, problems) = outcome?;
-        let (mut results, mut rendered): (Vec<_>, Vec<_>) = done.into_iter().unzip();
+        let (mut results, rendered): (Vec<_>, Vec<_>) = done.into_iter().unzip();
         bar.finish_and_clear();
         // A scan that could not read what it was asked to scan has not passed, whatever
         // --fail-on and --quiet say: name every path, report nothing.
@@ -217,7 +217,6 @@ fn main() -> ExitCode {
         }
         if let Some(baseline) = &baseline {
             baseline.apply(&mut results);
-            rendered.clear();
         }
         let summary = Summary::of(&results, elapsed);
         let judged = if args.judge {

@@ -62,9 +62,9 @@ impl Anchors {
         let most_states = 1 + literals.iter().map(|l| l.as_ref().len()).sum::<usize>();
         let mut table: Vec<u32> = Vec::with_capacity(most_states * stride);
         table.resize(stride, 0);
-        let mut states = 1usize;
         // The literals that end exactly at each state, as lists threaded through literal
-        // ids: `ends_here[state]` is the first, `next_literal[id]` the one after it.
+        // ids: `ends_here[state]` is the first, `next_literal[id]` the one after it. One
+        // entry per state: its length is the number of states.
         const NONE: u32 = u32::MAX;
         let mut ends_here: Vec<u32> = vec![NONE];
         let mut next_literal: Vec<u32> = vec![NONE; literals.len()];
@@ -80,10 +80,9 @@ impl Anchors {
                 let at = state * stride + usize::from(classes[usize::from(byte)]);
                 state = match table[at] {
                     0 => {
-                        let new = states;
-                        states += 1;
-                        table.resize(states * stride, 0);
+                        let new = ends_here.len();
                         ends_here.push(NONE);
+                        table.resize(ends_here.len() * stride, 0);
                         table[at] = new as u32;
                         new
                     }
@@ -98,6 +97,7 @@ impl Anchors {
         // has its row and its outputs complete before the state is visited: a missing edge
         // is the failure state's edge, and the outputs are the state's own followed by the
         // failure state's.
+        let states = ends_here.len();
         let mut fail = vec![0usize; states];
         let mut output_ranges = vec![(0u32, 0u32); states];
         let mut outputs: Vec<u32> = Vec::new();
