@@ -451,37 +451,36 @@ mod tests {
 
     #[test]
     fn the_output_cap_and_the_reasoning_effort_come_from_the_config() {
-        let none = Overrides::default();
-        let e = resolved(
-            "model: {default: m, base_url: 'https://openrouter.ai/api/v1', max_tokens: 4096}\nagent: {reasoning_effort: ' High '}\n",
-            &none,
-            &[],
-        );
-        assert_eq!(
-            (e.max_tokens, e.reasoning_effort.as_deref()),
-            (Some(4096), Some("high"))
-        );
-        let e = resolved(
-            "model: {default: m, provider: custom, base_url: 'http://x/v1', max_tokens: 0}\nagent: {reasoning_effort: false}\n",
-            &none,
-            &[],
-        );
-        assert_eq!(
-            (e.max_tokens, e.reasoning_effort.as_deref()),
-            (Some(65536), Some("none"))
-        );
-        let e = resolved(
-            "model: {default: m}\nagent: {reasoning_effort: ''}\n",
-            &none,
-            &[],
-        );
-        assert_eq!(e.reasoning_effort, None);
-        let e = resolved(
-            "model: {default: m}\nagent: {reasoning_effort: 3}\n",
-            &none,
-            &[],
-        );
-        assert_eq!(e.reasoning_effort, None);
+        for (yaml, max_tokens, effort) in [
+            (
+                "model: {default: m, base_url: 'https://openrouter.ai/api/v1', max_tokens: 4096}\nagent: {reasoning_effort: ' High '}\n",
+                Some(4096),
+                Some("high"),
+            ),
+            // A cap of 0 is no cap: a custom endpoint gets its 65,536; `false` is "none".
+            (
+                "model: {default: m, provider: custom, base_url: 'http://x/v1', max_tokens: 0}\nagent: {reasoning_effort: false}\n",
+                Some(65536),
+                Some("none"),
+            ),
+            (
+                "model: {default: m}\nagent: {reasoning_effort: ''}\n",
+                None,
+                None,
+            ),
+            (
+                "model: {default: m}\nagent: {reasoning_effort: 3}\n",
+                None,
+                None,
+            ),
+        ] {
+            let e = resolved(yaml, &Overrides::default(), &[]);
+            assert_eq!(
+                (e.max_tokens, e.reasoning_effort.as_deref()),
+                (max_tokens, effort),
+                "{yaml}"
+            );
+        }
     }
 
     #[test]

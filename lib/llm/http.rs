@@ -398,6 +398,11 @@ mod tests {
     }
 
     fn transport(base: &str, key: &str) -> HttpTransport {
+        transport_with(base, key, Arc::default())
+    }
+
+    /// A transport to `base` with `key`, stopped by `interrupt`.
+    fn transport_with(base: &str, key: &str, interrupt: Arc<AtomicBool>) -> HttpTransport {
         let settings = HttpSettings {
             base_url: base.to_string(),
             api_key: key.to_string(),
@@ -405,7 +410,7 @@ mod tests {
             read_timeout: Duration::from_secs(5),
             extra_headers: vec![("X-Title".into(), "hermes-loop".into())],
         };
-        let Ok(t) = HttpTransport::new(settings, Arc::new(AtomicBool::new(false))) else {
+        let Ok(t) = HttpTransport::new(settings, interrupt) else {
             panic!("client")
         };
         t
@@ -586,16 +591,7 @@ mod tests {
             drop(accepted);
         });
         let interrupt = Arc::new(AtomicBool::new(false));
-        let settings = HttpSettings {
-            base_url: base,
-            api_key: "k".into(),
-            connect_timeout: Duration::from_secs(5),
-            read_timeout: Duration::from_secs(30),
-            extra_headers: Vec::new(),
-        };
-        let Ok(mut t) = HttpTransport::new(settings, interrupt.clone()) else {
-            panic!("client")
-        };
+        let mut t = transport_with(&base, "k", interrupt.clone());
         let flag = interrupt.clone();
         let setter = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
