@@ -102,9 +102,28 @@ pub fn unix_seconds(ts: Timestamp) -> f64 {
     ts.as_microsecond() as f64 / 1_000_000.0
 }
 
+/// The seconds a run's clock holds still at: `now` when `hermes_now` (the value of
+/// `HERMES_NOW`) is set and not blank; `None` for a live clock.
+pub fn fixed_seconds(now: Timestamp, hermes_now: Option<String>) -> Option<f64> {
+    hermes_now
+        .filter(|v| !v.trim().is_empty())
+        .map(|_| unix_seconds(now))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hermes_now_fixes_the_clock_unless_blank() {
+        let now = Timestamp::from_second(1_780_000_000).unwrap_or_default();
+        assert_eq!(
+            fixed_seconds(now, Some("2026-05-28T20:26:40Z".into())),
+            Some(1_780_000_000.0)
+        );
+        assert_eq!(fixed_seconds(now, Some("  ".into())), None);
+        assert_eq!(fixed_seconds(now, None), None);
+    }
 
     #[test]
     fn isoformat_drops_zero_fraction_like_python() {

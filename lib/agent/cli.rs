@@ -73,10 +73,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     let now = crate::clock::now()?;
-    let fixed = std::env::var(crate::clock::NOW_VAR)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|_| crate::clock::unix_seconds(now));
+    let fixed = crate::clock::fixed_seconds(now, std::env::var(crate::clock::NOW_VAR).ok());
     let clock = Clock::new(fixed);
     let mut settings = AgentSettings::from_config(&config);
     if let Some(n) = options.max_turns {

@@ -90,13 +90,6 @@ fn say(quiet: bool, text: &str) {
     }
 }
 
-/// The review's clock: fixed at `now` when HERMES_NOW is set (and not blank), else live.
-fn fixed_clock(now: jiff::Timestamp, hermes_now: Option<String>) -> Option<f64> {
-    hermes_now
-        .filter(|v| !v.trim().is_empty())
-        .map(|_| crate::clock::unix_seconds(now))
-}
-
 /// `eval`'s exit code: 1 when a case's review failed (its scores are still printed).
 fn eval_exit(summary: &Value) -> u8 {
     let failed = summary.get("failed").and_then(Value::as_u64).unwrap_or(0);
@@ -249,7 +242,7 @@ fn prepare(
     batch: bool,
 ) -> anyhow::Result<(Setup, Source, Option<ScratchHome>)> {
     let now = crate::clock::now()?;
-    let fixed = fixed_clock(now, std::env::var(crate::clock::NOW_VAR).ok());
+    let fixed = crate::clock::fixed_seconds(now, std::env::var(crate::clock::NOW_VAR).ok());
     let env = Env::load(&home.env_file());
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let scratch = if options.propose && !options.dry_run && !batch {
@@ -673,17 +666,6 @@ mod tests {
         };
         assert!(!prepared(&record, dir.path(), false).1.parallel());
         assert!(dir.path().join("rec.jsonl").is_file());
-    }
-
-    #[test]
-    fn hermes_now_fixes_the_clock_unless_blank() {
-        let now = jiff::Timestamp::from_second(1_780_000_000).unwrap_or_default();
-        assert_eq!(
-            fixed_clock(now, Some("2026-05-28T20:26:40Z".into())),
-            Some(1_780_000_000.0)
-        );
-        assert_eq!(fixed_clock(now, Some("  ".into())), None);
-        assert_eq!(fixed_clock(now, None), None);
     }
 
     #[test]
