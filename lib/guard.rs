@@ -30,6 +30,7 @@ pub mod finding;
 pub mod ignore;
 pub mod intent;
 pub mod lines;
+mod lowered;
 pub mod policy;
 pub mod report;
 pub mod rule;

@@ -5,6 +5,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use regex::bytes::Regex as BytesRegex;
 
 use super::catalogue::{self, helpers, ids};
 use super::rule::Signal;
@@ -165,20 +166,37 @@ fn ascii(pattern: &str) -> Regex {
         .expect("static regex")
 }
 
+/// A pattern over bytes with ASCII classes, for patterns whose negated classes (`[^\s"']`)
+/// would make a text pattern Unicode-aware, which costs several times as much to build.
+/// Shell words split at ASCII blanks, not at a no-break space, so ASCII classes are also
+/// the faithful reading.
+fn ascii_bytes(pattern: &str) -> BytesRegex {
+    regex::bytes::RegexBuilder::new(pattern)
+        .unicode(false)
+        .build()
+        .expect("static regex")
+}
+
+/// The text of a capture (lossy only where a capture would split a character, which ASCII
+/// delimiters never do).
+fn captured(group: regex::bytes::Match<'_>) -> String {
+    String::from_utf8_lossy(group.as_bytes()).into_owned()
+}
+
 /// Where a line puts what it read: the files it writes and the variables it assigns.
-static STAGES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static STAGES: LazyLock<BytesRegex> = LazyLock::new(|| {
+    ascii_bytes(
         r#"(?:>>?\s*|\btee\s+(?:-a\s+)?|\s-o\s+|--output\s+|\b(?:cp|mv|copy|copy-item)\s+(?:-\S+\s+)*\S+\s+|\btar\s+-?c\w*f\s+|\bout-file\s+(?:-filepath\s+)?)["']?((?:/|~|\$|%|\.)[^\s"'|;&)]+)|open\(\s*["']([^"']+)["']\s*,\s*["'][wa]|writeFileSync\(\s*["']([^"']+)|^\s*(?:export\s+)?\$?([A-Za-z_]\w*)\s*=\s*"#,
     )
-    .expect("static regex")
 });
 
 /// The temp files and variables a secret-reading line stages its secret in.
 fn staged_names(line: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for c in STAGES.captures_iter(line) {
+    for c in STAGES.captures_iter(line.as_bytes()) {
         if let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) {
-            let path = m.as_str();
+            let path = captured(m);
+            let path = path.as_str();
             // The source itself (`cp ~/.ssh/id_rsa …`) is not where it is staged.
             let is_source = [
                 ".ssh",
@@ -195,7 +213,7 @@ fn staged_names(line: &str) -> Vec<String> {
                 out.push(path.to_string());
             }
         } else if let Some(m) = c.get(4) {
-            out.push(format!("${}", m.as_str()));
+            out.push(format!("${}", captured(m)));
         }
     }
     out
@@ -219,22 +237,19 @@ fn mentions_staged(line: &str, name: &str) -> bool {
 static ASSIGNED: LazyLock<Regex> =
     LazyLock::new(|| ascii(r"^\s*(?:(?:const|let|var|my)\s+)?\$?([A-Za-z_]\w*)\s*[:=]"));
 
-static DOWNLOAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static DOWNLOAD: LazyLock<BytesRegex> = LazyLock::new(|| {
+    ascii_bytes(
         r#"(?:\s-[a-zA-Z]*o\s*|\s--output\s+|\s>\s*|\s-[a-zA-Z]*O\s+|-OutFile\s+|DownloadFile\s*\([^,\n]*,\s*|-urlcache\s+-split\s+-f\s+\S+\s+|/transfer\s+\S+\s+\S+\s+|urlretrieve\s*\([^,\n]*,\s*)["']?([^\s"'|;&)]+)"#,
     )
-    .expect("static regex")
 });
 
-static URL_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"https?://[^\s"'|;&)]*/([^/\s"'|;&)?#]+)"#).expect("static regex")
-});
+static URL_NAME: LazyLock<BytesRegex> =
+    LazyLock::new(|| ascii_bytes(r#"https?://[^\s"'|;&)]*/([^/\s"'|;&)?#]+)"#));
 
-static RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static RUN: LazyLock<BytesRegex> = LazyLock::new(|| {
+    ascii_bytes(
         r#"(?:(?:^|[\s;&|(])(?:ba|z)?sh\s+|\bStart-Process\s+|\bInvoke-Item\s+|(?:^|[\s;&])start\s+|-File\s+|(?:^|[\s;&|(])python[0-9.]*\s+|(?:^|[\s;&|(])(?:perl|node|ruby)\s+|\bchmod\s+\S+\s+|\bsource\s+|(?:^|[\s;&|(])\.\s+|(?:^|[\s;&|(])(?:\./))["']?([^\s"'|;&)]+)"#,
     )
-    .expect("static regex")
 });
 
 static CHECKSUM: LazyLock<Regex> = LazyLock::new(|| {
@@ -267,19 +282,23 @@ fn basename(path: &str) -> String {
 
 /// The file a download line writes: `-o FILE`, `> FILE`, `-O FILE`, or the URL's last part.
 fn download_target(line: &str) -> Option<String> {
-    if let Some(c) = DOWNLOAD.captures(line) {
-        let name = basename(&c[1]);
+    if let Some(target) = DOWNLOAD.captures(line.as_bytes()).and_then(|c| c.get(1)) {
+        let name = basename(&captured(target));
         if name != "-" && !name.is_empty() {
             return Some(name);
         }
     }
-    URL_NAME.captures(line).map(|c| basename(&c[1]))
+    URL_NAME
+        .captures(line.as_bytes())
+        .and_then(|c| c.get(1))
+        .map(|name| basename(&captured(name)))
 }
 
 /// The files a run line runs.
 fn run_targets(line: &str) -> impl Iterator<Item = String> + '_ {
-    RUN.captures_iter(line)
-        .map(|c| basename(&c[1]))
+    RUN.captures_iter(line.as_bytes())
+        .filter_map(|c| c.get(1))
+        .map(|target| basename(&captured(target)))
         .filter(|name| !name.starts_with('-') && !name.is_empty())
 }
 

@@ -23,6 +23,7 @@ use regex_syntax::hir::Hir;
 use super::anchors::Anchors;
 use super::catalogue;
 use super::lines::Lines;
+use super::lowered::{self, folds_on_lowered_text};
 use super::rule::{Candidate, Detect, Gate, Rule, Shape};
 
 /// A rule's match on one line, after its gate.
@@ -185,9 +186,7 @@ impl Engine {
                 // A pattern with no lower-cased form stays case-folded, which matches
                 // lower-cased text alike (see `folds_on_lowered_text`).
                 Detect::Pattern { pattern, .. } if self.on_lowered[index] => {
-                    syntax::parse_with(pattern, &syntax_config(true))
-                        .ok()
-                        .and_then(|hir| lower_cased(&hir))
+                    lowered::parse(pattern)
                         .or_else(|| syntax::parse_with(pattern, &syntax_config(false)).ok())
                 }
                 Detect::Pattern {
@@ -647,68 +646,6 @@ fn syntax_config(case_sensitive: bool) -> syntax::Config {
         .case_insensitive(!case_sensitive)
 }
 
-/// Whether a case-insensitive pattern may be matched against lower-cased text instead:
-/// true unless a group turns case folding off (`(?-i:KEY)`), where upper and lower case
-/// differ. A false alarm (`\(?-i` read as a group) only keeps the pattern case-folded.
-///
-/// Why: a case-folded byte class holds a letter's two cases, so it accepts a byte exactly
-/// when it accepts its lower case; the automaton therefore decides alike on a line and on
-/// the line lower-cased (which keeps every byte offset), and on lower-cased text the
-/// pattern's upper-case letters are never needed. Reading the pattern without case folding
-/// costs half as much, and the automaton meets half as many distinct letters.
-fn folds_on_lowered_text(pattern: &str) -> bool {
-    !pattern.match_indices("(?").any(|(at, _)| {
-        let flags = &pattern[at + 2..];
-        let flags = &flags[..flags.find([':', ')']).unwrap_or(flags.len())];
-        flags
-            .split_once('-')
-            .is_some_and(|(_, off)| off.contains('i'))
-    })
-}
-
-/// A pattern read case-sensitively, turned into one that matches lower-cased text as the
-/// case-folded pattern matches the original: literals lower-cased, each byte class
-/// replaced by its lower-cased image. `None` for what has no byte form (a Unicode class).
-fn lower_cased(hir: &Hir) -> Option<Hir> {
-    use regex_syntax::hir::{Capture, Class, ClassBytes, ClassBytesRange, HirKind, Repetition};
-    let all = |subs: &[Hir]| subs.iter().map(lower_cased).collect::<Option<Vec<Hir>>>();
-    Some(match hir.kind() {
-        HirKind::Empty => Hir::empty(),
-        HirKind::Literal(literal) => Hir::literal(literal.0.to_ascii_lowercase()),
-        HirKind::Class(class) => {
-            // Without Unicode a class is of bytes, but one written with only ASCII in it
-            // may come as a Unicode class of the same ASCII ranges.
-            let class = match class {
-                Class::Bytes(class) => class.clone(),
-                Class::Unicode(class) => class.to_byte_class()?,
-            };
-            let upper = ClassBytes::new([ClassBytesRange::new(b'A', b'Z')]);
-            let mut upper_held = class.clone();
-            upper_held.intersect(&upper);
-            let mut image = class.clone();
-            image.union(&ClassBytes::new(upper_held.iter().map(|r| {
-                ClassBytesRange::new(r.start().to_ascii_lowercase(), r.end().to_ascii_lowercase())
-            })));
-            image.difference(&upper);
-            Hir::class(Class::Bytes(image))
-        }
-        HirKind::Look(look) => Hir::look(*look),
-        HirKind::Repetition(repetition) => Hir::repetition(Repetition {
-            min: repetition.min,
-            max: repetition.max,
-            greedy: repetition.greedy,
-            sub: Box::new(lower_cased(&repetition.sub)?),
-        }),
-        HirKind::Capture(capture) => Hir::capture(Capture {
-            index: capture.index,
-            name: capture.name.clone(),
-            sub: Box::new(lower_cased(&capture.sub)?),
-        }),
-        HirKind::Concat(subs) => Hir::concat(all(subs)?),
-        HirKind::Alternation(subs) => Hir::alternation(all(subs)?),
-    })
-}
-
 /// [`compile`] from an already parsed pattern.
 fn compile_hir(hir: &Hir) -> Result<Regex, Box<meta::BuildError>> {
     meta::Builder::new()
@@ -803,9 +740,8 @@ mod tests {
                 continue;
             }
             let folded = compile(pattern, false).expect("the rule compiles case-folded");
-            let read = syntax::parse_with(pattern, &syntax_config(true)).expect("the rule parses");
             assert!(
-                lower_cased(&read).is_some(),
+                lowered::parse(pattern).is_some(),
                 "{} has a lower-cased form",
                 rule.id
             );
@@ -854,15 +790,6 @@ mod tests {
                 _ => c,
             })
             .collect()
-    }
-
-    #[test]
-    fn only_patterns_that_keep_case_folding_on_are_read_for_lowered_text() {
-        assert!(folds_on_lowered_text(r"\bcurl\s+-s"));
-        assert!(folds_on_lowered_text(r"(?:a|b)(?i:c)(?s)d"));
-        assert!(!folds_on_lowered_text(r"\$(?-i:KEY|TOKEN)"));
-        assert!(!folds_on_lowered_text(r"(?s-i)x"));
-        assert!(!folds_on_lowered_text(r"x(?-i"));
     }
 
     /// A rule's two automata (the backtracker for its first short lines, the lazy DFA after)
