@@ -50,12 +50,14 @@ impl Identifier {
             let (tap, path) = rest
                 .split_once('/')
                 .ok_or_else(|| bad("expected tap:<tap name>/<path>"))?;
+            // Trimmed first, so that `tap:mine//` names no path either.
+            let path = path.trim_matches('/');
             if tap.is_empty() || path.is_empty() {
                 return Err(bad("expected tap:<tap name>/<path>"));
             }
             return Ok(Identifier::Tap {
                 tap: tap.to_string(),
-                path: path.trim_matches('/').to_string(),
+                path: path.to_string(),
             });
         }
         let gh = raw.strip_prefix("github/").unwrap_or(raw);
@@ -152,5 +154,245 @@ mod tests {
         assert_eq!(id("pdf"), Identifier::Name("pdf".into()));
         assert!(Identifier::parse("a/b").is_err());
         assert!(Identifier::parse("a/b/../c").is_err());
+    }
+
+    fn parsed(raw: &str) -> Identifier {
+        match Identifier::parse(raw) {
+            Ok(id) => id,
+            Err(e) => panic!("{raw:?} should parse: {e}"),
+        }
+    }
+
+    fn refused(raw: &str) -> String {
+        match Identifier::parse(raw) {
+            Ok(id) => panic!("{raw:?} should be refused, parsed as {id:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    fn well_known(base: &str, skill: &str) -> Identifier {
+        Identifier::WellKnown {
+            base: base.into(),
+            skill: skill.into(),
+        }
+    }
+
+    #[test]
+    fn an_empty_or_blank_identifier_is_refused() {
+        assert_eq!(refused(""), "empty skill identifier");
+        assert_eq!(refused("  \t"), "empty skill identifier");
+    }
+
+    #[test]
+    fn surrounding_space_is_trimmed() {
+        assert_eq!(parsed("  pdf \n"), Identifier::Name("pdf".into()));
+    }
+
+    #[test]
+    fn plain_urls_over_http_and_https() {
+        assert_eq!(
+            parsed("http://x.dev/a/SKILL.md"),
+            Identifier::Url("http://x.dev/a/SKILL.md".into())
+        );
+        assert_eq!(
+            parsed("https://x.dev/a.tar.gz"),
+            Identifier::Url("https://x.dev/a.tar.gz".into())
+        );
+        // Not a URL scheme the hub knows: two path segments, refused as a GitHub id.
+        assert_eq!(
+            refused("ftp://x.dev"),
+            "bad identifier \"ftp://x.dev\": expected <owner>/<repo>/<path>, well-known:<url>, a URL, tap:<name>/<path> or a skill name"
+        );
+    }
+
+    #[test]
+    fn urls_under_the_well_known_path_are_well_known_identifiers() {
+        assert_eq!(
+            parsed("https://x.dev/.well-known/skills/pdf"),
+            well_known("https://x.dev/.well-known/skills", "pdf")
+        );
+        assert_eq!(
+            parsed("http://x.dev/.well-known/skills/pdf/"),
+            well_known("http://x.dev/.well-known/skills", "pdf")
+        );
+        assert_eq!(
+            parsed("https://x.dev/.well-known/skills/pdf/SKILL.md"),
+            well_known("https://x.dev/.well-known/skills", "pdf")
+        );
+        assert_eq!(
+            parsed("https://x.dev/.well-known/skills/index.json#pdf"),
+            well_known("https://x.dev/.well-known/skills", "pdf")
+        );
+        assert_eq!(
+            parsed("https://x.dev/sub/.well-known/skills/pdf#frag"),
+            well_known("https://x.dev/sub/.well-known/skills", "pdf")
+        );
+    }
+
+    #[test]
+    fn a_url_under_the_well_known_path_that_names_no_skill_stays_a_url() {
+        // The index itself, without a fragment naming a skill.
+        for raw in [
+            "https://x.dev/.well-known/skills/index.json",
+            "https://x.dev/.well-known/skills/index.json#",
+            // A folder deeper than one skill.
+            "https://x.dev/.well-known/skills/a/b",
+            "https://x.dev/.well-known/skills/",
+        ] {
+            assert_eq!(parsed(raw), Identifier::Url(raw.into()), "{raw}");
+        }
+    }
+
+    #[test]
+    fn a_url_that_only_looks_well_known_stays_a_url() {
+        // `index.json#skill` outside the well-known path is not a well-known index.
+        assert_eq!(
+            parsed("https://x.dev/a/index.json#pdf"),
+            Identifier::Url("https://x.dev/a/index.json#pdf".into())
+        );
+        assert_eq!(
+            parsed("https://x.dev/.well-known/skillsets/pdf"),
+            Identifier::Url("https://x.dev/.well-known/skillsets/pdf".into())
+        );
+    }
+
+    #[test]
+    fn the_well_known_prefix() {
+        assert_eq!(
+            parsed("well-known:http://x.dev/.well-known/skills/pdf/SKILL.md"),
+            well_known("http://x.dev/.well-known/skills", "pdf")
+        );
+        assert_eq!(
+            parsed("well-known:https://x.dev/.well-known/skills/index.json#pdf"),
+            well_known("https://x.dev/.well-known/skills", "pdf")
+        );
+        let expected = "expected well-known:<base url>/<skill>";
+        for raw in [
+            "well-known:",
+            "well-known:x.dev/.well-known/skills/pdf",
+            "well-known:ftp://x.dev/.well-known/skills/pdf",
+            "well-known:https://x.dev/skills/pdf",
+            "well-known:https://x.dev/.well-known/skills/index.json",
+            "well-known:https://x.dev/.well-known/skills/index.json#",
+            "well-known:https://x.dev/.well-known/skills",
+        ] {
+            assert_eq!(
+                refused(raw),
+                format!("bad identifier {raw:?}: {expected}"),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn tap_identifiers() {
+        assert_eq!(
+            parsed("tap:mine/tools/pdf/"),
+            Identifier::Tap {
+                tap: "mine".into(),
+                path: "tools/pdf".into()
+            }
+        );
+        assert_eq!(
+            parsed("tap:mine//pdf"),
+            Identifier::Tap {
+                tap: "mine".into(),
+                path: "pdf".into()
+            }
+        );
+        for raw in ["tap:mine", "tap:/pdf", "tap:mine/", "tap:/", "tap:mine//"] {
+            assert_eq!(
+                refused(raw),
+                format!("bad identifier {raw:?}: expected tap:<tap name>/<path>"),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn github_identifiers() {
+        assert_eq!(
+            parsed("openai/skills/skills/.curated/pdf"),
+            Identifier::GitHub {
+                repo: "openai/skills".into(),
+                path: "skills/.curated/pdf".into()
+            }
+        );
+        // Empty segments are dropped, so a doubled or trailing slash counts for nothing.
+        assert_eq!(
+            parsed("github/acme//tools/pdf/"),
+            Identifier::GitHub {
+                repo: "acme/tools".into(),
+                path: "pdf".into()
+            }
+        );
+        // Exactly three segments is the shortest GitHub identifier.
+        assert_eq!(
+            parsed("a/b/c"),
+            Identifier::GitHub {
+                repo: "a/b".into(),
+                path: "c".into()
+            }
+        );
+    }
+
+    #[test]
+    fn dot_segments_in_a_github_path_are_refused() {
+        for raw in ["a/b/../c", "a/b/./c", "a/../b/c", "a/b/c/.."] {
+            assert_eq!(
+                refused(raw),
+                format!("bad identifier {raw:?}: `..` in a path"),
+                "{raw}"
+            );
+        }
+        // Dots inside a segment are a name, not a dot segment.
+        assert_eq!(
+            parsed("a/b/.c/..d"),
+            Identifier::GitHub {
+                repo: "a/b".into(),
+                path: ".c/..d".into()
+            }
+        );
+    }
+
+    #[test]
+    fn fewer_than_three_segments_with_a_slash_are_refused() {
+        let why = "expected <owner>/<repo>/<path>, well-known:<url>, a URL, tap:<name>/<path> or a skill name";
+        for raw in ["a/b", "a//b", "/a/b/", "github/a/b", "a/"] {
+            assert_eq!(
+                refused(raw),
+                format!("bad identifier {raw:?}: {why}"),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn render_gives_the_canonical_form() {
+        assert_eq!(
+            well_known("https://x.dev/.well-known/skills", "pdf").render(),
+            "well-known:https://x.dev/.well-known/skills/pdf"
+        );
+        assert_eq!(
+            Identifier::Url("https://x.dev/a.tgz".into()).render(),
+            "https://x.dev/a.tgz"
+        );
+        assert_eq!(
+            Identifier::GitHub {
+                repo: "a/b".into(),
+                path: "c/d".into()
+            }
+            .render(),
+            "a/b/c/d"
+        );
+        assert_eq!(
+            Identifier::Tap {
+                tap: "mine".into(),
+                path: "c/d".into()
+            }
+            .render(),
+            "tap:mine/c/d"
+        );
+        assert_eq!(Identifier::Name("pdf".into()).render(), "pdf");
     }
 }

@@ -195,6 +195,35 @@ pub fn normalize_install_path(raw: &str, name: &str) -> Result<String, HubError>
 mod tests {
     use super::*;
 
+    fn home() -> (tempfile::TempDir, Home) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = Home::at(dir.path());
+        (dir, home)
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).expect("readable")
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("parent made");
+        std::fs::write(path, text).expect("written");
+    }
+
+    fn entry(files: &[&str], metadata: Value) -> Entry {
+        Entry {
+            source: "github".into(),
+            identifier: "someone/repo/skills/hub-ok".into(),
+            trust_level: "community".into(),
+            scan_verdict: "safe".into(),
+            content_hash: "sha256:93db397f255098cb".into(),
+            install_path: "cat/sub/hub-ok".into(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            metadata: metadata.as_object().cloned().unwrap_or_default(),
+            scan_provenance: json!({"fresh": true}),
+        }
+    }
+
     #[test]
     fn install_paths() {
         assert!(normalize_install_path("cat/x", "x").is_ok());
@@ -202,5 +231,253 @@ mod tests {
         for bad in ["../x", "/x", "cat/y", "", "cat/../x"] {
             assert!(normalize_install_path(bad, "x").is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn install_paths_are_normalized() {
+        for (raw, normalized) in [
+            ("cat/x", "cat/x"),
+            ("x", "x"),
+            ("./cat//x/", "cat/x"),
+            ("cat\\sub\\x", "cat/sub/x"),
+        ] {
+            assert_eq!(
+                normalize_install_path(raw, "x").ok().as_deref(),
+                Some(normalized),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn unsafe_install_paths_are_refused_by_name() {
+        for bad in ["../x", "/x", "cat/y", "", "cat/../x", "cat/xx", "x/cat"] {
+            let err = normalize_install_path(bad, "x").expect_err(bad);
+            assert!(matches!(err, HubError::Refused(_)), "{bad}: {err:?}");
+            assert_eq!(err.to_string(), format!("Unsafe install path: {bad}"));
+        }
+    }
+
+    #[test]
+    fn ensure_hub_dirs_creates_python_defaults() {
+        let (_dir, home) = home();
+        ensure_hub_dirs(&home).expect("dirs made");
+        assert!(home.hub_quarantine_dir().is_dir());
+        assert!(home.hub_index_cache_dir().is_dir());
+        assert_eq!(
+            read(&home.hub_lock_json()),
+            "{\n  \"version\": 1,\n  \"installed\": {}\n}\n"
+        );
+        assert_eq!(read(&home.hub_audit_log()), "");
+        assert_eq!(read(&home.hub_taps_json()), "{\n  \"taps\": []\n}\n");
+    }
+
+    #[test]
+    fn ensure_hub_dirs_leaves_existing_files_alone() {
+        let (_dir, home) = home();
+        write(&home.hub_lock_json(), "{\"installed\": {\"a\": {}}}");
+        write(&home.hub_audit_log(), "old line\n");
+        write(&home.hub_taps_json(), "{\"taps\": [{\"repo\": \"a/b\"}]}");
+        ensure_hub_dirs(&home).expect("dirs made");
+        assert_eq!(read(&home.hub_lock_json()), "{\"installed\": {\"a\": {}}}");
+        assert_eq!(read(&home.hub_audit_log()), "old line\n");
+        assert_eq!(
+            read(&home.hub_taps_json()),
+            "{\"taps\": [{\"repo\": \"a/b\"}]}"
+        );
+    }
+
+    #[test]
+    fn a_missing_or_corrupt_lock_is_empty() {
+        let (_dir, home) = home();
+        let empty = json!({"version": 1, "installed": {}});
+        assert_eq!(load(&home), empty);
+        for text in [
+            "",
+            "not json",
+            "[]",
+            "{\"version\": 1}",
+            "{\"installed\": []}",
+            "{\"installed\": null}",
+        ] {
+            write(&home.hub_lock_json(), text);
+            assert_eq!(load(&home), empty, "{text}");
+            assert_eq!(installed(&home), Vec::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_valid_lock_is_read_as_it_is() {
+        let (_dir, home) = home();
+        write(
+            &home.hub_lock_json(),
+            "{\"version\": 2, \"installed\": {\"b\": {\"source\": \"tap\"}, \"a\": 3, \"c\": {}}, \"x\": true}",
+        );
+        assert_eq!(
+            load(&home),
+            json!({"version": 2, "installed": {"b": {"source": "tap"}, "a": 3, "c": {}}, "x": true})
+        );
+        // In file order; an entry that is not an object is skipped.
+        let entries = installed(&home);
+        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["b", "c"]);
+        assert_eq!(
+            Value::Object(entries[0].1.clone()),
+            json!({"source": "tap"})
+        );
+        assert_eq!(
+            get(&home, "b").map(Value::Object),
+            Some(json!({"source": "tap"}))
+        );
+        assert_eq!(get(&home, "c").map(Value::Object), Some(json!({})));
+        assert_eq!(get(&home, "a"), None);
+        assert_eq!(get(&home, "zzz"), None);
+    }
+
+    #[test]
+    fn record_install_writes_pythons_lock_json() {
+        let (_dir, home) = home();
+        let now = "2026-11-29T19:09:05.304857+00:00";
+        record_install(
+            &home,
+            "hub-ok",
+            entry(
+                &["SKILL.md", "references/é.md"],
+                json!({"source_url": "https://github.com/x"}),
+            ),
+            now,
+        )
+        .expect("recorded");
+        // json.dumps(data, indent=2, ensure_ascii=False) + "\n", as Python writes it.
+        assert_eq!(
+            read(&home.hub_lock_json()),
+            r#"{
+  "version": 1,
+  "installed": {
+    "hub-ok": {
+      "source": "github",
+      "identifier": "someone/repo/skills/hub-ok",
+      "trust_level": "community",
+      "scan_verdict": "safe",
+      "content_hash": "sha256:93db397f255098cb",
+      "install_path": "cat/sub/hub-ok",
+      "files": [
+        "SKILL.md",
+        "references/é.md"
+      ],
+      "metadata": {
+        "source_url": "https://github.com/x"
+      },
+      "scan_provenance": {
+        "fresh": true
+      },
+      "installed_at": "2026-11-29T19:09:05.304857+00:00",
+      "updated_at": "2026-11-29T19:09:05.304857+00:00"
+    }
+  }
+}
+"#
+        );
+        // No lock file is left behind by the writer.
+        let left: Vec<String> = std::fs::read_dir(home.hub_dir())
+            .expect("hub dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "lock.json" && n != "lock.json.lock")
+            .collect();
+        assert_eq!(left, Vec::<String>::new());
+    }
+
+    #[test]
+    fn reinstalling_replaces_the_entry_in_place_and_uninstall_removes_it() {
+        let (_dir, home) = home();
+        for (name, now) in [("a", "t1"), ("b", "t2"), ("c", "t3"), ("a", "t4")] {
+            record_install(&home, name, entry(&[], json!({})), now).expect("recorded");
+        }
+        let entries = installed(&home);
+        let order: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|(n, e)| (n.as_str(), e["installed_at"].as_str().unwrap_or_default()))
+            .collect();
+        assert_eq!(order, [("a", "t4"), ("b", "t2"), ("c", "t3")]);
+        assert_eq!(entries[0].1["updated_at"], json!("t4"));
+        assert_eq!(entries[0].1["files"], json!([]));
+        assert_eq!(entries[0].1["metadata"], json!({}));
+
+        record_uninstall(&home, "a").expect("removed");
+        record_uninstall(&home, "not-there").expect("nothing to remove");
+        let names: Vec<String> = installed(&home).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["b", "c"]);
+        assert!(
+            read(&home.hub_lock_json())
+                .starts_with("{\n  \"version\": 1,\n  \"installed\": {\n    \"b\": {\n")
+        );
+        assert!(read(&home.hub_lock_json()).ends_with("\n  }\n}\n"));
+
+        record_uninstall(&home, "b").expect("removed");
+        record_uninstall(&home, "c").expect("removed");
+        assert_eq!(
+            read(&home.hub_lock_json()),
+            "{\n  \"version\": 1,\n  \"installed\": {}\n}\n"
+        );
+    }
+
+    #[test]
+    fn updating_a_corrupt_lock_starts_it_afresh() {
+        let (_dir, home) = home();
+        write(&home.hub_lock_json(), "{broken");
+        record_uninstall(&home, "x").expect("written");
+        assert_eq!(
+            read(&home.hub_lock_json()),
+            "{\n  \"version\": 1,\n  \"installed\": {}\n}\n"
+        );
+    }
+
+    #[test]
+    fn audit_lines_are_appended_in_pythons_format() {
+        let (_dir, home) = home();
+        let time = jiff::Timestamp::from_second(1_795_979_345).expect("a time");
+        audit(
+            &home,
+            time,
+            &Event {
+                action: "INSTALL",
+                name: "hub-ok",
+                source: "github",
+                trust: "community",
+                verdict: "safe",
+                extra: "sha256:93db397f255098cb",
+            },
+        )
+        .expect("appended");
+        audit(
+            &home,
+            jiff::Timestamp::UNIX_EPOCH,
+            &Event {
+                action: "UNINSTALL",
+                name: "hub-ok",
+                source: "github",
+                trust: "community",
+                verdict: "n/a",
+                extra: "",
+            },
+        )
+        .expect("appended");
+        assert_eq!(
+            read(&home.hub_audit_log()),
+            "2026-11-29T19:09:05Z INSTALL hub-ok github:community safe sha256:93db397f255098cb\n\
+             1970-01-01T00:00:00Z UNINSTALL hub-ok github:community n/a\n"
+        );
+    }
+
+    #[test]
+    fn append_fails_with_the_path_when_it_cannot_open() {
+        let (dir, _home) = home();
+        // A directory where the file should be.
+        let err = append(dir.path(), b"x").expect_err("a directory");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot open {}: ", dir.path().display())),
+            "{err}"
+        );
     }
 }

@@ -218,4 +218,27 @@ mod tests {
             "--- /dev/null\n+++ b/skills/x/SKILL.md\n@@ -0,0 +1,2 @@\n+a\n+b\n"
         );
     }
+
+    /// The script keeps the longest run of common lines: a line moved from the top to the
+    /// bottom is one removal and one addition, not every line around it rewritten.
+    #[test]
+    fn a_moved_line_is_one_removal_and_one_addition() {
+        assert_eq!(
+            unified("x\na\nb\nc\n", "a\nb\nc\nx\n"),
+            "@@ -1,4 +1,4 @@\n-x\n a\n b\n c\n+x\n"
+        );
+        assert_eq!(
+            unified("a\nb\nc\nd\ne\n", "b\nc\na\nd\ne\n"),
+            "@@ -1,5 +1,5 @@\n-a\n b\n c\n+a\n d\n e\n"
+        );
+        assert_eq!(
+            unified("p\nq\nr\ns\n", "q\np\ns\nr\n"),
+            "@@ -1,4 +1,4 @@\n-p\n q\n-r\n+p\n s\n+r\n"
+        );
+        // Repeated lines: the first one goes, the rest stay common.
+        assert_eq!(
+            unified("a\na\na\n", "b\na\na\n"),
+            "@@ -1,3 +1,3 @@\n-a\n+b\n a\n a\n"
+        );
+    }
 }

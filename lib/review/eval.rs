@@ -16,7 +16,6 @@
 //! (memory adds that nearly repeat an entry already there) and forbidden saves.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -98,22 +97,11 @@ pub fn parse_cases(text: &str) -> anyhow::Result<Vec<Case>> {
     Ok(cases)
 }
 
-/// A throwaway home holding the case's stores, removed when dropped.
-struct CaseHome {
-    root: PathBuf,
-}
-
-impl Drop for CaseHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-fn seed(case: &Case, n: usize) -> anyhow::Result<CaseHome> {
-    let root = std::env::temp_dir().join(format!("hermes-eval-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let home = CaseHome { root };
-    let memories = home.root.join("memories");
+/// A throwaway home holding the case's stores, removed when dropped. Named by the system, so
+/// that two evaluations (or two tests in one process) never share one.
+fn seed(case: &Case) -> anyhow::Result<tempfile::TempDir> {
+    let home = tempfile::Builder::new().prefix("hermes-eval-").tempdir()?;
+    let memories = home.path().join("memories");
     std::fs::create_dir_all(&memories)?;
     let join = |entries: &[String]| entries.join("\n§\n");
     if !case.memory.is_empty() {
@@ -123,7 +111,7 @@ fn seed(case: &Case, n: usize) -> anyhow::Result<CaseHome> {
         std::fs::write(memories.join("USER.md"), join(&case.user))?;
     }
     for (name, description, body) in &case.skills {
-        let dir = home.root.join("skills").join(name);
+        let dir = home.path().join("skills").join(name);
         std::fs::create_dir_all(&dir)?;
         std::fs::write(
             dir.join("SKILL.md"),
@@ -240,10 +228,10 @@ pub fn run(
     let mut counts: BTreeMap<&str, Counts> =
         CLASSES.iter().map(|c| (*c, Counts::default())).collect();
     let (mut correct, mut dups, mut forbidden, mut failed) = (0, 0, 0, 0);
-    for (n, case) in cases.iter().enumerate() {
-        let home = seed(case, n)?;
+    for case in cases {
+        let home = seed(case)?;
         let case_setup = Setup {
-            home: Home::at(home.root.clone()),
+            home: Home::at(home.path()),
             config: setup.config.clone(),
             endpoint: setup.endpoint.clone(),
             routed: setup.routed,
@@ -260,7 +248,7 @@ pub fn run(
         };
         let mut t = transport()?;
         // Every case has its own home; a cassette hides it under the usual placeholder.
-        t.set_placeholder("hermes_home", &home.root.display().to_string());
+        t.set_placeholder("hermes_home", &home.path().display().to_string());
         let report = run::review(&case_setup, &case.conversation, t, None)?;
         let actions: Vec<Action> = report
             .records
@@ -345,6 +333,29 @@ mod tests {
         )
     }
 
+    /// Runs `cases` in the home under `dir`, each review on the next of `scripts`: the
+    /// summary and every record emitted.
+    fn evaluate(
+        dir: &std::path::Path,
+        cases: &[Case],
+        scripts: Vec<Scripted>,
+    ) -> (Value, Vec<Value>) {
+        let mut scripts = scripts.into_iter();
+        let mut transport = || -> anyhow::Result<Box<dyn Transport>> {
+            Ok(Box::new(
+                scripts.next().unwrap_or_else(|| Scripted::new(vec![])),
+            ))
+        };
+        let mut records = Vec::new();
+        let Ok(summary) = run(&setup(dir), cases, &mut transport, &mut |r| {
+            records.push(r.clone());
+            Ok(())
+        }) else {
+            panic!("the eval runs")
+        };
+        (summary, records)
+    }
+
     #[test]
     fn cases_are_scored_per_class_with_duplicates_and_forbidden_saves() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -353,7 +364,7 @@ mod tests {
         };
         assert_eq!(cases.len(), 5);
         let skill_md = "---\nname: deploy-notes\ndescription: Notes on deploying.\n---\n# Deploy notes\n\nPass --wait to deploy.\n";
-        let mut scripts = vec![
+        let scripts = vec![
             vec![add_user("Answers in French."), answer("Saved.")],
             vec![add_user("npm is broken on this machine."), answer("Saved.")],
             vec![
@@ -367,17 +378,10 @@ mod tests {
             vec![add_user("Always answers in French."), answer("Saved.")],
             vec![add_user("Likes tea."), answer("Saved.")],
         ]
-        .into_iter();
-        let mut transport = || -> anyhow::Result<Box<dyn Transport>> {
-            Ok(Box::new(Scripted::new(scripts.next().unwrap_or_default())))
-        };
-        let mut records = Vec::new();
-        let Ok(summary) = run(&setup(dir.path()), &cases, &mut transport, &mut |r| {
-            records.push(r.clone());
-            Ok(())
-        }) else {
-            panic!("the eval runs")
-        };
+        .into_iter()
+        .map(Scripted::new)
+        .collect();
+        let (summary, records) = evaluate(dir.path(), &cases, scripts);
         let case = |id: &str, expected: &str, got: &str, ok: bool, dups: u32, forbidden: bool| {
             json!({"type": "case", "id": id, "expected": expected, "got": [got], "ok": ok,
                 "duplicates": dups, "forbidden_save": forbidden, "error": null})
@@ -418,6 +422,150 @@ mod tests {
         assert!(
             e.to_string().starts_with("bad case: line 1: not JSON: "),
             "{e}"
+        );
+    }
+
+    const MORE: &str = concat!(
+        r#"{"id": "patch-right", "messages": [{"role": "user", "content": "deploy with --wait"}], "skills": [{"name": "deploy", "description": "Deploys.", "body": "Run deploy."}, {"name": "other", "description": "Other.", "body": "Run other."}], "expect": {"class": "skill_patch", "skill": "deploy"}}"#,
+        "\n",
+        r#"{"id": "patch-wrong", "messages": [{"role": "user", "content": "deploy with --wait"}], "skills": [{"name": "deploy", "description": "Deploys.", "body": "Run deploy."}, {"name": "other", "description": "Other.", "body": "Run other."}], "expect": {"class": "skill_patch", "skill": "deploy"}}"#,
+        "\n",
+        r#"{"id": "batched", "messages": [{"role": "user", "content": "we use pnpm"}], "memory": {"memory": ["The repo uses pnpm for installs."], "user": ["Prefers short answers."]}, "expect": {"class": "nothing"}}"#,
+        "\n",
+        r#"{"messages": [{"role": "user", "content": "hello"}], "expect": {"class": "nothing"}}"#,
+        "\n",
+    );
+
+    fn patch(skill: &str) -> Vec<Result<crate::llm::Completion, crate::llm::LlmError>> {
+        vec![
+            tool_call("skill_view", &json!({"name": skill}).to_string()),
+            tool_call(
+                "skill_manage",
+                &json!({"action": "patch", "name": skill, "old_string": "Run ", "new_string": "Now run "})
+                    .to_string(),
+            ),
+            answer("Patched."),
+        ]
+    }
+
+    #[test]
+    fn cases_are_seeded_patches_are_judged_by_the_skill_they_touch_and_failures_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let Ok(cases) = parse_cases(MORE) else {
+            panic!("the cases parse")
+        };
+        let scripted = vec![
+            Scripted::new(patch("deploy")),
+            Scripted::new(patch("other")),
+            Scripted::new(vec![
+                tool_call(
+                    "memory",
+                    &json!({"target": "memory", "operations": [
+                        {"action": "add", "content": "The repo uses pnpm for all installs."},
+                        {"action": "add", "content": "Deploys happen on Fridays."}]})
+                    .to_string(),
+                ),
+                answer("Saved."),
+            ]),
+            // The last review fails: its script is empty.
+            Scripted::new(vec![]),
+        ];
+        let bodies: Vec<_> = scripted.iter().map(Scripted::bodies).collect();
+        let (summary, records) = evaluate(dir.path(), &cases, scripted);
+        let case = |id: &str, expected: &str, got: &str, ok: bool, dups: u32, error: Value| {
+            json!({"type": "case", "id": id, "expected": expected, "got": [got], "ok": ok,
+                "duplicates": dups, "forbidden_save": false, "error": error})
+        };
+        assert_eq!(
+            records[..4],
+            [
+                case(
+                    "patch-right",
+                    "skill_patch",
+                    "skill_patch",
+                    true,
+                    0,
+                    Value::Null
+                ),
+                // A patch of another skill than the one labelled is no hit.
+                case(
+                    "patch-wrong",
+                    "skill_patch",
+                    "skill_patch",
+                    false,
+                    0,
+                    Value::Null
+                ),
+                // Of two batched adds, the one that repeats a held entry is a duplicate.
+                case("batched", "nothing", "memory", false, 1, Value::Null),
+                case(
+                    "line-4",
+                    "nothing",
+                    "nothing",
+                    true,
+                    0,
+                    json!(
+                        "the endpoint sent something that is not a chat completion: script ended"
+                    )
+                ),
+            ]
+        );
+        assert_eq!(
+            summary,
+            json!({"type": "eval", "model": "m1", "cases": 4, "correct": 2, "accuracy": 0.5,
+                "classes": {
+                    "memory": {"precision": 0.0, "recall": null, "tp": 0, "fp": 1, "fn": 0},
+                    "nothing": {"precision": 1.0, "recall": 0.5, "tp": 1, "fp": 0, "fn": 1},
+                    "skill_create": {"precision": null, "recall": null, "tp": 0, "fp": 0, "fn": 0},
+                    "skill_patch": {"precision": 0.5, "recall": 0.5, "tp": 1, "fp": 1, "fn": 1}},
+                "duplicates_proposed": 1, "forbidden_saves": 0, "failed": 1})
+        );
+        assert_eq!(records[4], summary);
+        // Each review saw its case's stores, seeded in its own home.
+        let request = |n: usize| -> String {
+            let bodies = bodies[n].lock().expect("bodies");
+            let Some(messages) = bodies.first().and_then(|b| b["messages"].as_array()) else {
+                panic!("review {n} sent a request")
+            };
+            messages
+                .last()
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(request(0).ends_with(
+            "USER.md: (empty)\nMEMORY.md: (empty)\nSkills (2):\n- deploy: Deploys.\n- other: Other.\n\n\
+             Only the memory and skill tools (memory, skills_list, skill_view, skill_manage) work here; any other tool call is refused."
+        ));
+        assert!(request(2).contains(
+            "USER.md:\n- Prefers short answers.\nMEMORY.md:\n- The repo uses pnpm for installs.\nSkills: (none)\n"
+        ));
+        assert!(request(3).contains("USER.md: (empty)\nMEMORY.md: (empty)\nSkills: (none)\n"));
+    }
+
+    #[test]
+    fn a_case_with_an_unknown_class_or_none_is_refused() {
+        let line = |expect: &str| {
+            format!(r#"{{"messages": [{{"role": "user", "content": "hi"}}], "expect": {expect}}}"#)
+        };
+        let Err(e) = parse_cases(&line(r#"{"class": "skills"}"#)) else {
+            panic!("refused")
+        };
+        assert_eq!(e.to_string(), r#"bad case: line 1: unknown class "skills""#);
+        let Err(e) = parse_cases(&line("{}")) else {
+            panic!("refused")
+        };
+        assert_eq!(e.to_string(), "bad case: line 1: no expect.class");
+        let Ok(cases) = parse_cases(&line(r#"{"class": "skill_create"}"#)) else {
+            panic!("accepted")
+        };
+        assert_eq!(
+            (
+                cases[0].id.as_str(),
+                cases[0].class.as_str(),
+                cases[0].forbidden
+            ),
+            ("line-1", "skill_create", false)
         );
     }
 }

@@ -168,4 +168,99 @@ mod tests {
         assert!(both.contains("MEMORY holds") && both.contains("SKILLS hold"));
         assert!(both.contains("\n\nX\n\n"));
     }
+
+    const BOTH: Kind = Kind {
+        memory: true,
+        skills: true,
+    };
+
+    #[test]
+    fn each_kind_opens_with_its_own_question_and_skips_empty_holdings() {
+        let skills_only = request(
+            Kind {
+                memory: false,
+                skills: true,
+            },
+            "",
+        );
+        assert!(skills_only.starts_with(
+            "Review the conversation above and decide whether the skill library should learn from it.\n\n"
+        ));
+        assert!(!skills_only.contains("MEMORY holds"));
+        assert!(skills_only.contains("SKILLS hold"));
+        // No holdings: the policy parts, then the tools note, nothing in between.
+        assert!(skills_only.contains(&format!("{NOTHING}\n\n{TOOLS_NOTE}")));
+        let memory_only = request(
+            Kind {
+                memory: true,
+                skills: false,
+            },
+            "",
+        );
+        assert!(memory_only.starts_with(
+            "Review the conversation above and decide whether anything in it belongs in memory.\n\n"
+        ));
+        assert!(request(BOTH, "").starts_with(
+            "Review the conversation above for two things worth keeping: facts and preferences"
+        ));
+    }
+
+    fn store_with(user: &str, memory: &str) -> (tempfile::TempDir, MemoryStore) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memories = dir.path().join("memories");
+        std::fs::create_dir_all(&memories).expect("memories");
+        std::fs::write(memories.join("USER.md"), user).expect("USER.md");
+        std::fs::write(memories.join("MEMORY.md"), memory).expect("MEMORY.md");
+        let home = crate::home::Home::at(dir.path());
+        let config = crate::home::Config::defaults();
+        let store = MemoryStore::load(&home, crate::memory::Limits::from_config(&config.memory))
+            .expect("memory loads");
+        (dir, store)
+    }
+
+    #[test]
+    fn holdings_list_entries_on_one_line_each_and_skills_with_short_descriptions() {
+        let (_dir, store) = store_with("Answers in French.\n§\nWorks on\nrust daily.", "");
+        let long = "d".repeat(130);
+        let skills = vec![
+            ("deploy".to_string(), "Deploys\nthe app.".to_string()),
+            ("notes".to_string(), long),
+        ];
+        assert_eq!(
+            holdings(Some(&store), &skills, BOTH),
+            format!(
+                "What is already saved (check it before any add or create):\n\
+                 USER.md:\n- Answers in French.\n- Works on rust daily.\n\
+                 MEMORY.md: (empty)\n\
+                 Skills (2):\n- deploy: Deploys the app.\n- notes: {}",
+                "d".repeat(120)
+            )
+        );
+        let skills_kind = Kind {
+            memory: false,
+            skills: true,
+        };
+        assert_eq!(
+            holdings(Some(&store), &[], skills_kind),
+            "What is already saved (check it before any add or create):\nSkills: (none)"
+        );
+        assert_eq!(
+            holdings(None, &[], BOTH),
+            "What is already saved (check it before any add or create):\n\
+             Memory is disabled in config.yaml.\nSkills: (none)"
+        );
+    }
+
+    #[test]
+    fn holdings_show_at_most_150_skills_and_count_the_rest() {
+        let skills = |n: usize| -> Vec<(String, String)> {
+            (0..n).map(|i| (format!("s{i}"), "x".to_string())).collect()
+        };
+        let at_limit = holdings(None, &skills(150), BOTH);
+        assert!(at_limit.contains("\nSkills (150):\n- s0: x\n"));
+        assert!(at_limit.ends_with("\n- s149: x"));
+        let over = holdings(None, &skills(152), BOTH);
+        assert!(over.contains("\nSkills (152):\n"));
+        assert!(over.ends_with("\n- s149: x\n- … and 2 more (skills_list shows them all)"));
+    }
 }

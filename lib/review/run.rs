@@ -74,19 +74,19 @@ pub fn placeholders(home: &Path, cwd: &Path) -> Placeholders {
 /// A copy of the home's stores for `--propose`, removed when dropped.
 pub struct ScratchHome {
     pub root: PathBuf,
+    _removed_on_drop: tempfile::TempDir,
 }
 
 impl ScratchHome {
     /// Copies `skills/` (without curator backups) and `memories/`.
     pub fn copy_of(home: &Home) -> std::io::Result<ScratchHome> {
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let root =
-            std::env::temp_dir().join(format!("hermes-review-{}-{stamp}", std::process::id()));
-        std::fs::create_dir_all(&root)?;
-        let scratch = ScratchHome { root };
+        let dir = tempfile::Builder::new()
+            .prefix("hermes-review-")
+            .tempdir()?;
+        let scratch = ScratchHome {
+            root: dir.path().to_path_buf(),
+            _removed_on_drop: dir,
+        };
         for dir in ["skills", "memories"] {
             let from = home.root().join(dir);
             if from.is_dir() {
@@ -94,12 +94,6 @@ impl ScratchHome {
             }
         }
         Ok(scratch)
-    }
-}
-
-impl Drop for ScratchHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
     }
 }
 

@@ -238,3 +238,181 @@ impl ToolHook for ReviewTools {
         result
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::home::{Config, Home};
+    use crate::memory::Limits;
+
+    /// Review tools on the home in `dir` (or, with `home`, on `dir` as a scratch copy of
+    /// it), with memory on, and their log.
+    fn tools(dir: &Path, home: Option<&str>) -> (ReviewTools, Rc<RefCell<Log>>) {
+        let config = Config::defaults();
+        let at = Home::at(dir);
+        let library = Library::new(
+            at.clone(),
+            config.clone(),
+            crate::skills::runtime::Runtime::detect(&config),
+        );
+        let store =
+            MemoryStore::load(&at, Limits::from_config(&config.memory)).expect("memory loads");
+        let log = Rc::new(RefCell::new(Log::default()));
+        let scratch = home.map(|home| Scratch {
+            root: dir.to_path_buf(),
+            home: PathBuf::from(home),
+        });
+        (
+            ReviewTools::new(library, Some(store), log.clone(), scratch),
+            log,
+        )
+    }
+
+    const SKILL: &str = "---\nname: tidy-notes\ndescription: Tidy meeting notes into a list.\n---\n\n# Tidy notes\n\n1. List the decisions.\n";
+
+    #[test]
+    fn a_tool_off_the_whitelist_is_refused_and_logged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut tools, log) = tools(dir.path(), None);
+        let args = json!({"command": "rm -rf ~"});
+        let result = tools.call("terminal", &args);
+        let expected = json!({"error": "Background review denied non-whitelisted tool: terminal. Only memory/skill tools are allowed."});
+        assert_eq!(result, expected);
+        let log = log.borrow();
+        assert_eq!(
+            log.actions,
+            vec![Action {
+                tool: "terminal".into(),
+                arguments: args,
+                result: expected,
+            }]
+        );
+        assert!(log.proposals.is_empty());
+    }
+
+    #[test]
+    fn bad_skill_manage_arguments_are_an_error_result() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut tools, _) = tools(dir.path(), None);
+        let result = tools.call("skill_manage", &json!({"action": "create", "name": 7}));
+        assert_eq!(
+            result,
+            json!({"success": false, "error": "name must be a string."})
+        );
+    }
+
+    #[test]
+    fn in_propose_mode_a_created_skill_is_a_proposal_with_its_diff_and_paths_of_the_home() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut tools, log) = tools(dir.path(), Some("/home/u/.hermes"));
+        let args = json!({"action": "create", "name": "tidy-notes", "content": SKILL});
+        let result = tools.call("skill_manage", &args);
+        assert_eq!(result["success"], true);
+        // The model is shown the home, never the scratch copy it works in.
+        assert_eq!(
+            result["skill_md"],
+            "/home/u/.hermes/skills/tidy-notes/SKILL.md"
+        );
+        let viewed = tools.call("skill_view", &json!({"name": "tidy-notes", "extra": 1}));
+        assert_eq!(viewed["success"], true);
+        // A write that fails proposes nothing.
+        let again = tools.call("skill_manage", &args);
+        assert_eq!(again["success"], false);
+        let log = log.borrow();
+        assert_eq!(log.actions.len(), 3);
+        assert_eq!(
+            log.proposals,
+            vec![
+                json!({
+                    "type": "proposal",
+                    "tool": "skill_manage",
+                    "arguments": args,
+                    "diff": "--- /dev/null\n+++ b/skills/tidy-notes/SKILL.md\n@@ -0,0 +1,8 @@\n+---\n+name: tidy-notes\n+description: Tidy meeting notes into a list.\n+---\n+\n+# Tidy notes\n+\n+1. List the decisions.\n",
+                }),
+                json!({
+                    "type": "read",
+                    "tool": "skill_view",
+                    "arguments": {"tool": "skill_view", "name": "tidy-notes"},
+                }),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_scratch_copy_nothing_is_proposed_and_results_are_left_as_they_are() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut tools, log) = tools(dir.path(), None);
+        let args = json!({"action": "create", "name": "tidy-notes", "content": SKILL});
+        let result = tools.call("skill_manage", &args);
+        let written = dir.path().join("skills/tidy-notes/SKILL.md");
+        assert_eq!(result["skill_md"], written.display().to_string());
+        assert_eq!(std::fs::read_to_string(&written).expect("written"), SKILL);
+        assert!(log.borrow().proposals.is_empty());
+    }
+
+    #[test]
+    fn unscratch_rewrites_every_string_that_names_the_scratch_copy() {
+        let scratch = Scratch {
+            root: PathBuf::from("/tmp/scratch-1"),
+            home: PathBuf::from("/home/u/.hermes"),
+        };
+        let value = json!({
+            "path": "/tmp/scratch-1/skills/a",
+            "list": ["/tmp/scratch-1/x", "/elsewhere", 3],
+            "nested": {"at": "see /tmp/scratch-1/y and /tmp/scratch-1/z"},
+            "flag": true,
+        });
+        assert_eq!(
+            unscratch(value, &scratch),
+            json!({
+                "path": "/home/u/.hermes/skills/a",
+                "list": ["/home/u/.hermes/x", "/elsewhere", 3],
+                "nested": {"at": "see /home/u/.hermes/y and /home/u/.hermes/z"},
+                "flag": true,
+            })
+        );
+    }
+
+    #[test]
+    fn in_propose_mode_a_memory_entry_and_an_archive_are_proposals_with_their_diffs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut tools, log) = tools(dir.path(), Some("/home/u/.hermes"));
+        let umbrella = SKILL
+            .replace("tidy-notes", "notes")
+            .replace("Tidy meeting", "Meeting");
+        for (name, content) in [("tidy-notes", SKILL), ("notes", umbrella.as_str())] {
+            let created = tools.call(
+                "skill_manage",
+                &json!({"action": "create", "name": name, "content": content}),
+            );
+            assert_eq!(created["success"], true, "{created}");
+        }
+        tools.call("skill_view", &json!({"name": "tidy-notes"}));
+        let archived = tools.call(
+            "skill_manage",
+            &json!({"action": "delete", "name": "tidy-notes", "absorbed_into": "notes"}),
+        );
+        assert_eq!(archived["success"], true, "{archived}");
+        let added = tools.call(
+            "memory",
+            &json!({"action": "add", "target": "user", "content": "Likes tea."}),
+        );
+        assert_eq!(added["success"], true);
+        let log = log.borrow();
+        let diffs: Vec<&str> = log
+            .proposals
+            .iter()
+            .filter_map(|p| p["diff"].as_str())
+            .collect();
+        assert_eq!(diffs.len(), 4);
+        // The archived skill's files are gone from where they were.
+        assert_eq!(
+            diffs[2],
+            "--- a/skills/tidy-notes/SKILL.md\n+++ /dev/null\n@@ -1,8 +0,0 @@\n----\n-name: tidy-notes\n-description: Tidy meeting notes into a list.\n----\n-\n-# Tidy notes\n-\n-1. List the decisions.\n"
+        );
+        assert_eq!(
+            diffs[3],
+            "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Likes tea.\n"
+        );
+    }
+}

@@ -69,3 +69,82 @@ impl Transport for DryRun {
         Err(LlmError::Replay(DRY_RUN.into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::testing::{Scripted, answer};
+    use serde_json::json;
+
+    /// Keeps the placeholders it is given, answers nothing.
+    #[derive(Default)]
+    struct Placeholders(Arc<Mutex<Vec<(String, String)>>>);
+
+    impl Transport for Placeholders {
+        fn call(
+            &mut self,
+            _: &Value,
+            _: &mut dyn FnMut(Delta<'_>),
+        ) -> Result<Completion, LlmError> {
+            Err(LlmError::BadResponse("not asked".into()))
+        }
+
+        fn set_placeholder(&mut self, name: &str, value: &str) {
+            if let Ok(mut kept) = self.0.lock() {
+                kept.push((name.into(), value.into()));
+            }
+        }
+    }
+
+    #[test]
+    fn counting_adds_each_request_and_its_body_bytes_and_passes_the_call_on() {
+        let scripted = Scripted::new(vec![answer("one"), answer("two")]);
+        let bodies = scripted.bodies();
+        let (mut counting, sent) = Counting::new(Box::new(scripted));
+        let first = json!({"model": "m1"});
+        let second = json!({"messages": ["hello"]});
+        let got = counting.call(&first, &mut |_| {}).expect("answered");
+        assert_eq!(got.content.as_deref(), Some("one"));
+        assert_eq!(
+            *sent.lock().expect("lock"),
+            Sent {
+                requests: 1,
+                bytes: br#"{"model":"m1"}"#.len() as u64
+            }
+        );
+        counting.call(&second, &mut |_| {}).expect("answered");
+        assert_eq!(
+            *sent.lock().expect("lock"),
+            Sent {
+                requests: 2,
+                bytes: (br#"{"model":"m1"}"#.len() + br#"{"messages":["hello"]}"#.len()) as u64
+            }
+        );
+        assert_eq!(*bodies.lock().expect("lock"), vec![first, second]);
+    }
+
+    #[test]
+    fn counting_passes_placeholders_on() {
+        let inner = Placeholders::default();
+        let kept = inner.0.clone();
+        let (mut counting, _) = Counting::new(Box::new(inner));
+        counting.set_placeholder("API_KEY", "sk-1");
+        assert_eq!(
+            *kept.lock().expect("lock"),
+            vec![("API_KEY".to_string(), "sk-1".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_dry_run_keeps_the_first_body_only_and_fails_every_call() {
+        let seen = Arc::new(Mutex::new(None));
+        let mut dry = DryRun { seen: seen.clone() };
+        for body in [json!({"n": 1}), json!({"n": 2})] {
+            match dry.call(&body, &mut |_| {}) {
+                Err(LlmError::Replay(message)) => assert_eq!(message, DRY_RUN),
+                other => panic!("a dry run sends nothing: {other:?}"),
+            }
+        }
+        assert_eq!(*seen.lock().expect("lock"), Some(json!({"n": 1})));
+    }
+}
