@@ -131,7 +131,9 @@ fn edit_script<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(Op, &'a str)> {
             out.push((Op::Same, a[i]));
             i += 1;
             j += 1;
-        } else if lcs[i + 1][j] >= lcs[i][j + 1] {
+        } else if lcs[i + 1][j] == lcs[i][j] {
+            // Dropping a[i] keeps the longest common run (ties go to the deletion first,
+            // as difflib's hunks show them).
             out.push((Op::Del, a[i]));
             i += 1;
         } else {
@@ -234,6 +236,10 @@ mod tests {
         assert_eq!(
             unified("p\nq\nr\ns\n", "q\np\ns\nr\n"),
             "@@ -1,4 +1,4 @@\n-p\n q\n-r\n+p\n s\n+r\n"
+        );
+        assert_eq!(
+            unified("a\nb\na\n", "c\na\n"),
+            "@@ -1,3 +1,2 @@\n-a\n-b\n+c\n a\n"
         );
         // Repeated lines: the first one goes, the rest stay common.
         assert_eq!(
