@@ -136,4 +136,35 @@ mod tests {
         assert!(out[1].is(Role::Assistant));
         assert!(out[0].content.ends_with("ASSISTANT: answer 9"));
     }
+
+    #[test]
+    fn older_turns_are_cut_to_a_line_each_and_empty_ones_left_out() {
+        let mut msgs = vec![
+            Message::user("   "),
+            Message::assistant(""),
+            Message::user(format!("{}tail", "q".repeat(300))),
+        ];
+        let mut call = Message::assistant(format!("{}tail", "a".repeat(200)));
+        for name in ["terminal", ""] {
+            call.tool_calls.push(ToolCall {
+                id: "c".into(),
+                name: name.into(),
+                arguments: "{}".into(),
+            });
+        }
+        msgs.push(call);
+        // The kept tail opens with an assistant turn: the digest is a user turn of its own.
+        msgs.extend(convo(25).into_iter().skip(1));
+        let out = digest(&msgs);
+        assert_eq!(out.len(), 25);
+        assert_eq!(
+            out[0],
+            Message::user(format!(
+                "{HEADER}\nUSER: {}\nASSISTANT[tools: terminal, ?]\nASSISTANT: {}",
+                "q".repeat(300),
+                "a".repeat(200)
+            ))
+        );
+        assert_eq!(out[1..], convo(25)[1..]);
+    }
 }
