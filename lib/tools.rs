@@ -8,7 +8,7 @@
 //! shown) lives in a [`Workspace`] owned by the caller, one per conversation.
 
 mod args;
-mod diff;
+pub(crate) mod diff;
 mod ignore;
 mod lines;
 mod lint;

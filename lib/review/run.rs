@@ -554,7 +554,7 @@ pub(crate) mod tests {
             report.records[0],
             json!({"type": "proposal", "tool": "memory",
                 "arguments": {"action": "add", "target": "user", "content": "Answers in French."},
-                "diff": "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Answers in French.\n"})
+                "diff": "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Answers in French.\n\\ No newline at end of file\n"})
         );
         assert!(!dir.path().join("memories/USER.md").exists());
         let summary = report.records.last().cloned().unwrap_or_default();

@@ -412,7 +412,8 @@ mod tests {
         );
         assert_eq!(
             diffs[3],
-            "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Likes tea.\n"
+            // Memory files end without a newline; the marker keeps the diff applicable.
+            "--- /dev/null\n+++ b/memories/USER.md\n@@ -0,0 +1 @@\n+Likes tea.\n\\ No newline at end of file\n"
         );
     }
 }
