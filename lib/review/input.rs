@@ -117,4 +117,65 @@ mod tests {
         let e = parse("{\"role\":\"robot\"}\n{\"role\":\"user\"}").unwrap_err();
         assert_eq!(e.line, 1);
     }
+
+    #[test]
+    fn a_json_array_of_messages_names_a_bad_item_by_its_place() {
+        let c = parse(r#" [{"role":"user","content":"q"},{"role":"assistant","content":"a"}]"#)
+            .expect("an array of messages");
+        assert_eq!(
+            c,
+            Conversation {
+                session_id: None,
+                system_prompt: None,
+                messages: vec![Message::user("q"), Message::assistant("a")],
+            }
+        );
+        let e = parse(r#"[{"role":"user","content":"q"},{"role":"robot"}]"#).unwrap_err();
+        assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn a_single_message_line_is_a_conversation_not_a_session() {
+        let c = parse("{\"role\":\"user\",\"content\":\"only\"}\n").expect("one message");
+        assert_eq!(c.messages, vec![Message::user("only")]);
+        assert_eq!(c.session_id, None);
+    }
+
+    #[test]
+    fn only_a_leading_system_message_is_the_prompt_and_later_ones_are_dropped() {
+        let c = parse(concat!(
+            "{\"role\":\"user\",\"content\":\"q\"}\n",
+            "{\"role\":\"system\",\"content\":\"late\"}\n",
+            "{\"role\":\"assistant\",\"content\":\"a\"}\n",
+        ))
+        .expect("parses");
+        assert_eq!(c.system_prompt, None);
+        assert_eq!(
+            c.messages,
+            vec![Message::user("q"), Message::assistant("a")]
+        );
+        let c = parse(concat!(
+            "{\"role\":\"system\",\"content\":\"first\"}\n",
+            "{\"role\":\"system\",\"content\":\"second\"}\n",
+            "{\"role\":\"user\",\"content\":\"q\"}\n",
+        ))
+        .expect("parses");
+        assert_eq!(c.system_prompt.as_deref(), Some("first"));
+        assert_eq!(c.messages, vec![Message::user("q")]);
+    }
+
+    #[test]
+    fn a_session_needs_its_messages_and_an_empty_prompt_is_none() {
+        let e = session(7, &serde_json::json!({"id": "s", "messages": "no"})).unwrap_err();
+        assert_eq!(
+            e,
+            InputError {
+                line: 7,
+                reason: "a session needs a \"messages\" array".into()
+            }
+        );
+        let c = session(1, &serde_json::json!({"messages": [], "system_prompt": ""}))
+            .expect("a session");
+        assert_eq!(c, Conversation::default());
+    }
 }

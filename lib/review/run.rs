@@ -603,6 +603,127 @@ pub(crate) mod tests {
         );
     }
 
+    /// The budget is 16 model calls: a review that answers on its 16th is whole, one that
+    /// needs a 17th is reported as having spent it.
+    #[test]
+    fn a_review_may_use_its_whole_budget_and_not_one_call_more() {
+        for (tool_calls, error) in [
+            (15, Value::Null),
+            (16, json!("the review spent its budget of 16 model calls")),
+        ] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let mut script = (0..tool_calls)
+                .map(|_| tool_call("skills_list", "{}"))
+                .collect::<Vec<_>>();
+            script.push(answer("Nothing to save."));
+            let (report, bodies) = run(&setup(dir.path()), script);
+            assert_eq!(
+                report.records.last().cloned(),
+                Some(
+                    json!({"type": "summary", "line": null, "writes": 0, "proposals": 0,
+                    "calls": tool_calls, "requests": tool_calls + 1,
+                    "bytes_sent": sent_bytes(&bodies), "routed": false,
+                    "reply": "Nothing to save.", "error": error})
+                )
+            );
+            assert_eq!(report.failure.as_deref(), error.as_str());
+        }
+    }
+
+    #[test]
+    fn with_memory_off_the_review_asks_about_skills_only_and_offers_no_memory_tool() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut off = setup(dir.path());
+        off.config =
+            Config::from_yaml("memory:\n  memory_enabled: false\n  user_profile_enabled: false\n");
+        let (report, bodies) = run(&off, vec![answer("Nothing to save.")]);
+        assert_eq!(report.failure, None);
+        let bodies = bodies.lock().expect("bodies");
+        assert_eq!(
+            tool_names(&bodies[0]),
+            ["skill_manage", "skill_view", "skills_list"]
+        );
+        let Some(request) = bodies[0]["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+        else {
+            panic!("a request")
+        };
+        assert!(request.starts_with(
+            "Review the conversation above and decide whether the skill library should learn from it."
+        ));
+        assert!(request.contains(
+            "\nWhat is already saved (check it before any add or create):\nSkills: (none)\n"
+        ));
+    }
+
+    #[test]
+    fn a_dry_runs_end_is_told_from_a_failure() {
+        assert!(is_dry_run_end(&format!(
+            "model call failed: {}",
+            transport::DRY_RUN
+        )));
+        assert!(!is_dry_run_end("model call failed: connection refused"));
+    }
+
+    #[test]
+    fn a_cassette_hides_the_home_and_the_folder() {
+        let hidden = placeholders(Path::new("/srv/u/.hermes"), Path::new("/srv/work"))
+            .hide("read /srv/u/.hermes/skills/x from /srv/work");
+        assert_eq!(hidden, "read {{hermes_home}}/skills/x from {{cwd}}");
+    }
+
+    /// A proposal works on a copy of the skills (links kept as links, curator backups left
+    /// behind) and of memory; the copy goes when it is dropped.
+    #[test]
+    fn the_scratch_copy_holds_the_stores_without_backups_and_goes_when_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
+            std::fs::write(path, text).expect("written");
+        };
+        write("skills/a/SKILL.md", "skill a");
+        write("skills/a/references/r.md", "ref");
+        write("skills/.curator_backups/old.tar.gz", "backup");
+        write("memories/USER.md", "user");
+        write("sessions/x.jsonl", "not copied");
+        std::os::unix::fs::symlink("a", dir.path().join("skills/b")).expect("link");
+        let root = {
+            let scratch = ScratchHome::copy_of(&home).expect("a copy");
+            let mut files: Vec<String> = walkdir::WalkDir::new(&scratch.root)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| !e.file_type().is_dir())
+                .map(|e| {
+                    let rel = e.path().strip_prefix(&scratch.root).expect("inside");
+                    rel.display().to_string()
+                })
+                .collect();
+            files.sort();
+            assert_eq!(
+                files,
+                [
+                    "memories/USER.md",
+                    "skills/a/SKILL.md",
+                    "skills/a/references/r.md",
+                    "skills/b"
+                ]
+            );
+            let link = std::fs::read_link(scratch.root.join("skills/b")).expect("a link");
+            assert_eq!(link, Path::new("a"));
+            assert_eq!(
+                std::fs::read_to_string(scratch.root.join("skills/a/references/r.md"))
+                    .expect("copied"),
+                "ref"
+            );
+            scratch.root.clone()
+        };
+        assert!(!root.exists());
+    }
+
     /// On the chat's own model the chat's prompt and tools are sent again, byte for byte
     /// (the provider's cache serves the prefix); a prompt that names another model is not.
     #[test]

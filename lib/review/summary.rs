@@ -285,5 +285,12 @@ mod tests {
         assert_eq!(Notify::parse(Some(&json!("Verbose"))), Notify::Verbose);
         assert_eq!(Notify::parse(Some(&json!(true))), Notify::On);
         assert_eq!(Notify::parse(None), Notify::On);
+        for off in ["off", " No ", "FALSE"] {
+            assert_eq!(Notify::parse(Some(&json!(off))), Notify::Off, "{off:?}");
+        }
+        for on in ["on", "yes", "loud", ""] {
+            assert_eq!(Notify::parse(Some(&json!(on))), Notify::On, "{on:?}");
+        }
+        assert_eq!(Notify::parse(Some(&json!(0))), Notify::On);
     }
 }
