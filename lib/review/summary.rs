@@ -293,4 +293,195 @@ mod tests {
         }
         assert_eq!(Notify::parse(Some(&json!(0))), Notify::On);
     }
+
+    fn ok(message: &str) -> Value {
+        json!({"success": true, "message": message})
+    }
+
+    /// The summary line of `actions` in `mode`, without its prefix.
+    fn shown(actions: &[Action], mode: Notify) -> Option<String> {
+        line(actions, mode).map(|l| l.replacen(PREFIX, "", 1))
+    }
+
+    /// Reference `loop` §1.7: per action, which line "on" mode prints.
+    #[test]
+    fn on_mode_names_what_each_write_did_and_skips_file_writes_and_staged_ones() {
+        let cases = [
+            // A support file written, or a skill archived: no keyword, no line.
+            (
+                act(
+                    "skill_manage",
+                    json!({"action": "write_file", "name": "x", "file_path": "references/a.md"}),
+                    ok("File 'references/a.md' written to skill 'x'."),
+                ),
+                None,
+            ),
+            (
+                act(
+                    "skill_manage",
+                    json!({"action": "remove_file", "name": "x", "file_path": "references/a.md"}),
+                    ok("File 'references/a.md' removed from skill 'x'."),
+                ),
+                Some("Skill updated"),
+            ),
+            (
+                act(
+                    "memory",
+                    json!({"action": "replace", "target": "memory", "old_text": "a", "content": "b"}),
+                    ok("Entry replaced."),
+                ),
+                Some("Memory updated"),
+            ),
+            (
+                act(
+                    "memory",
+                    json!({"target": "user", "operations": []}),
+                    json!({"success": true, "target": "user", "message": "Applied 2 operations."}),
+                ),
+                Some("User profile updated"),
+            ),
+            (
+                act(
+                    "memory",
+                    json!({"action": "add", "target": "memory", "content": "Likes tea"}),
+                    json!({"success": true, "staged": true, "message": "Staged for approval."}),
+                ),
+                None,
+            ),
+        ];
+        for (action, expected) in cases {
+            assert_eq!(
+                shown(std::slice::from_ref(&action), Notify::On).as_deref(),
+                expected,
+                "{action:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn verbose_mode_shows_staged_writes_but_never_failed_ones() {
+        let staged = act(
+            "memory",
+            json!({"action": "add", "target": "memory", "content": "Likes tea"}),
+            json!({"success": true, "staged": true, "message": "Staged for approval."}),
+        );
+        let failed = act(
+            "memory",
+            json!({"action": "add", "target": "memory", "content": "Likes coffee"}),
+            json!({"success": false, "error": "Memory is full."}),
+        );
+        assert_eq!(
+            shown(&[staged.clone(), failed.clone()], Notify::Verbose).as_deref(),
+            Some("Memory ➕ Likes tea")
+        );
+        assert_eq!(shown(&[failed], Notify::Verbose), None);
+        assert_eq!(shown(&[staged], Notify::On), None);
+    }
+
+    #[test]
+    fn verbose_skill_lines_by_action() {
+        let skill = |arguments: Value, result: Value| -> Option<String> {
+            shown(&[act("skill_manage", arguments, result)], Notify::Verbose)
+        };
+        let described = |message: &str| json!({"success": true, "message": message, "_change": {"description": "Deploys the app."}});
+        assert_eq!(
+            skill(
+                json!({"action": "create", "name": "deploy"}),
+                described("Skill 'deploy' created.")
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' created: Deploys the app.")
+        );
+        assert_eq!(
+            skill(
+                json!({"action": "create", "name": "deploy"}),
+                ok("Skill 'deploy' created.")
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' created.")
+        );
+        assert_eq!(
+            skill(
+                json!({"action": "edit", "name": "deploy"}),
+                described("Skill 'deploy' updated (full rewrite).")
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' rewritten: Deploys the app.")
+        );
+        assert_eq!(
+            skill(
+                json!({"action": "edit", "name": "deploy"}),
+                ok("Skill 'deploy' updated (full rewrite).")
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' updated (full rewrite).")
+        );
+        // A patch with neither side known says its message.
+        assert_eq!(
+            skill(
+                json!({"action": "patch", "name": "deploy"}),
+                ok("Patched SKILL.md in skill 'deploy' (1 replacement).")
+            )
+            .as_deref(),
+            Some("📝 Patched SKILL.md in skill 'deploy' (1 replacement).")
+        );
+        // An empty side of `_change` falls back to the call's own argument.
+        assert_eq!(
+            skill(
+                json!({"action": "patch", "name": "deploy", "old_string": "run", "new_string": "x"}),
+                json!({"success": true, "message": "Patched.", "_change": {"old": "", "new": "run --wait"}})
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' patched: \"run\" → \"run --wait\"")
+        );
+        assert_eq!(
+            skill(
+                json!({"action": "write_file", "name": "deploy"}),
+                json!({"success": true})
+            )
+            .as_deref(),
+            Some("📝 Skill write_file")
+        );
+    }
+
+    #[test]
+    fn verbose_clips_at_80_120_and_60_characters() {
+        let (eighty, more) = ("o".repeat(80), "o".repeat(81));
+        assert_eq!(
+            shown(
+                &[act(
+                    "skill_manage",
+                    json!({"action": "patch", "name": "s", "old_string": eighty, "new_string": more}),
+                    ok("Patched."),
+                )],
+                Notify::Verbose
+            ),
+            Some(format!(
+                "📝 Skill 's' patched: \"{eighty}\" → \"{eighty}…\""
+            ))
+        );
+        let memory = |arguments: Value| -> Option<String> {
+            shown(&[act("memory", arguments, ok("Done."))], Notify::Verbose)
+        };
+        assert_eq!(
+            memory(
+                json!({"action": "replace", "target": "user", "old_text": "a", "content": "c".repeat(121)})
+            ),
+            Some(format!("User profile ✏️ {}…", "c".repeat(120)))
+        );
+        assert_eq!(
+            memory(json!({"action": "remove", "target": "memory", "old_text": "r".repeat(60)})),
+            Some(format!("Memory ➖ {}", "r".repeat(60)))
+        );
+        // An empty batch reads the call as one operation; a batch with nothing to show says
+        // the store was updated.
+        assert_eq!(
+            memory(json!({"action": "add", "target": "memory", "content": "x", "operations": []})),
+            Some("Memory ➕ x".to_string())
+        );
+        assert_eq!(
+            memory(json!({"target": "memory", "operations": [{"action": "rename"}]})),
+            Some("Memory updated".to_string())
+        );
+    }
 }
