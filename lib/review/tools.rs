@@ -52,7 +52,7 @@ fn unscratch(value: Value, scratch: &Scratch) -> Value {
     let from = scratch.root.display().to_string();
     let to = scratch.home.display().to_string();
     match value {
-        Value::String(s) if s.contains(&from) => Value::String(s.replace(&from, &to)),
+        Value::String(s) => Value::String(s.replace(&from, &to)),
         Value::Array(items) => {
             Value::Array(items.into_iter().map(|v| unscratch(v, scratch)).collect())
         }
