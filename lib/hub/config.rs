@@ -165,11 +165,7 @@ impl HubConfig {
 mod tests {
     use super::*;
 
-    fn home() -> (tempfile::TempDir, Home) {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let home = Home::at(dir.path());
-        (dir, home)
-    }
+    use crate::hub::source::tests::temp_home as home;
 
     fn write(path: &std::path::Path, text: &str) {
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("parent made");

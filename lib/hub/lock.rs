@@ -195,11 +195,7 @@ pub fn normalize_install_path(raw: &str, name: &str) -> Result<String, HubError>
 mod tests {
     use super::*;
 
-    fn home() -> (tempfile::TempDir, Home) {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let home = Home::at(dir.path());
-        (dir, home)
-    }
+    use crate::hub::source::tests::temp_home as home;
 
     fn read(path: &Path) -> String {
         std::fs::read_to_string(path).expect("readable")

@@ -92,6 +92,13 @@ pub(in crate::hub) mod tests {
     /// A request: its URL and headers.
     type Request = (String, Vec<(String, String)>);
 
+    /// A home in a fresh temporary folder (kept while the guard lives).
+    pub(in crate::hub) fn temp_home() -> (tempfile::TempDir, crate::home::Home) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let home = crate::home::Home::at(dir.path());
+        (dir, home)
+    }
+
     /// Canned HTTP answers by URL, in order; the last answer for a URL repeats. A URL without
     /// one is `NotFound("no canned answer for <url>")`. Every request is recorded.
     #[derive(Default)]
