@@ -52,7 +52,9 @@ pub fn parse_cases(text: &str) -> anyhow::Result<Vec<Case>> {
         }
         let bad = |why: String| anyhow::anyhow!("bad case: line {}: {why}", i + 1);
         let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
-        let conversation = input::session(i + 1, &v).map_err(|e| bad(e.reason))?;
+        // `InputError` reads "line N: why".
+        let conversation =
+            input::session(i + 1, &v).map_err(|e| anyhow::anyhow!("bad case: {e}"))?;
         let strings = |p: &str| -> Vec<String> {
             v.pointer(p)
                 .and_then(Value::as_array)
