@@ -119,11 +119,11 @@ pub fn line(actions: &[Action], mode: Notify) -> Option<String> {
             }
             continue;
         }
+        // Upstream also checks for "Entry added", which "add" already covers.
         if ["added", "replaced", "removed", "applied"]
             .iter()
             .any(|k| lower.contains(k))
             || lower.contains("add")
-            || message.contains("Entry added")
         {
             parts.push(format!("{label} updated"));
         }
@@ -348,6 +348,15 @@ mod tests {
                 ),
                 None,
             ),
+            // Any message with "add" in it counts, as upstream's does.
+            (
+                act(
+                    "memory",
+                    json!({"action": "add", "target": "memory", "content": "Likes tea"}),
+                    ok("Addition saved."),
+                ),
+                Some("Memory updated"),
+            ),
         ];
         for (action, expected) in cases {
             assert_eq!(
@@ -433,6 +442,15 @@ mod tests {
             )
             .as_deref(),
             Some("📝 Skill 'deploy' patched: \"run\" → \"run --wait\"")
+        );
+        // One known side is enough for the patch line.
+        assert_eq!(
+            skill(
+                json!({"action": "patch", "name": "deploy", "old_string": "--force"}),
+                ok("Patched.")
+            )
+            .as_deref(),
+            Some("📝 Skill 'deploy' patched: \"--force\" → \"\"")
         );
         assert_eq!(
             skill(
