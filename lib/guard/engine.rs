@@ -186,7 +186,7 @@ impl Engine {
                 // A pattern with no lower-cased form stays case-folded, which matches
                 // lower-cased text alike (see `folds_on_lowered_text`).
                 Detect::Pattern { pattern, .. } if self.on_lowered[index] => {
-                    lowered::parse(pattern)
+                    lowered::parse(pattern, &syntax_config(true))
                         .or_else(|| syntax::parse_with(pattern, &syntax_config(false)).ok())
                 }
                 Detect::Pattern {
@@ -638,7 +638,7 @@ impl Backtracker {
 }
 
 /// The syntax every rule's pattern is read with.
-fn syntax_config(case_sensitive: bool) -> syntax::Config {
+pub(super) fn syntax_config(case_sensitive: bool) -> syntax::Config {
     syntax::Config::new()
         .unicode(false)
         .utf8(false)
@@ -741,7 +741,7 @@ mod tests {
             }
             let folded = compile(pattern, false).expect("the rule compiles case-folded");
             assert!(
-                lowered::parse(pattern).is_some(),
+                lowered::parse(pattern, &syntax_config(true)).is_some(),
                 "{} has a lower-cased form",
                 rule.id
             );

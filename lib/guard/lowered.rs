@@ -14,14 +14,12 @@
 //! upper-case letter, and lower-cased text has none, the lowered class agrees with the
 //! case-folded one.
 
+use regex_automata::util::syntax;
 use regex_syntax::ast::{
     self, Ast, ClassSet, ClassSetItem, ClassSetRange, ClassSetUnion, Flag, FlagsItemKind,
     GroupKind, LiteralKind,
 };
 use regex_syntax::hir::{Hir, translate::TranslatorBuilder};
-
-/// The nesting limit every rule's pattern is read with (regex-automata's default).
-const NEST_LIMIT: u32 = 250;
 
 /// Whether a case-insensitive pattern may be matched against lower-cased text: true unless a
 /// group turns case folding off (`(?-i:KEY)`), where upper and lower case differ. A cheap
@@ -37,22 +35,27 @@ pub fn folds_on_lowered_text(pattern: &str) -> bool {
     })
 }
 
-/// `pattern` read for lower-cased text, with the syntax every rule is read with (bytes, ASCII
-/// classes, `^`/`$` at lines). `None` when it does not parse, or holds what has no lowered
-/// form: a Unicode class (`\pL`), a POSIX class (`[[:upper:]]`), or a flag turning case
-/// folding off; the caller then reads it case-folded.
-pub fn parse(pattern: &str) -> Option<Hir> {
+/// `pattern` read for lower-cased text with `config` (the syntax every rule is read with),
+/// case folding left off. `None` when it does not parse, or holds what has no lowered form: a
+/// Unicode class (`\pL`), a POSIX class (`[[:upper:]]`), or a flag turning case folding off;
+/// the caller then reads it case-folded.
+pub fn parse(pattern: &str, config: &syntax::Config) -> Option<Hir> {
     let mut tree = ast::parse::ParserBuilder::new()
-        .nest_limit(NEST_LIMIT)
-        .octal(false)
+        .nest_limit(config.get_nest_limit())
+        .octal(config.get_octal())
+        .ignore_whitespace(config.get_ignore_whitespace())
         .build()
         .parse(pattern)
         .ok()?;
     lower(&mut tree)?;
     TranslatorBuilder::new()
-        .unicode(false)
-        .utf8(false)
-        .multi_line(true)
+        .unicode(config.get_unicode())
+        .utf8(config.get_utf8())
+        .multi_line(config.get_multi_line())
+        .crlf(config.get_crlf())
+        .dot_matches_new_line(config.get_dot_matches_new_line())
+        .line_terminator(config.get_line_terminator())
+        .swap_greed(config.get_swap_greed())
         .case_insensitive(false)
         .build()
         .translate(pattern, &tree)
@@ -148,8 +151,12 @@ fn lower_item(item: &mut ClassSetItem) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::engine::syntax_config;
     use regex_automata::meta::Regex;
-    use regex_automata::util::syntax;
+
+    fn parse(pattern: &str) -> Option<Hir> {
+        super::parse(pattern, &syntax_config(true))
+    }
 
     /// The lowered pattern on lower-cased text finds what the case-folded pattern finds on
     /// the text as written.
@@ -158,13 +165,7 @@ mod tests {
             .build_from_hir(&parse(pattern).expect("the pattern has a lowered form"))
             .expect("the lowered pattern compiles");
         let folded = Regex::builder()
-            .syntax(
-                syntax::Config::new()
-                    .unicode(false)
-                    .utf8(false)
-                    .multi_line(true)
-                    .case_insensitive(true),
-            )
+            .syntax(syntax_config(false))
             .build(pattern)
             .expect("the folded pattern compiles");
         for text in texts {
