@@ -8,6 +8,7 @@ use regex::Regex;
 use regex::bytes::Regex as BytesRegex;
 
 use super::catalogue::{self, helpers, ids};
+use super::expand::ascii;
 use super::rule::Signal;
 
 /// One half of a possible pair: a signal rule's hit at full weight.
@@ -156,14 +157,6 @@ pub fn pairs(halves: &[Half], texts: &[&str]) -> Vec<Pair> {
         a.rule == b.rule && (a.second.file, a.second.line) == (b.second.file, b.second.line)
     });
     out
-}
-
-/// A pattern with ASCII classes, which builds faster than a Unicode one (start-up).
-fn ascii(pattern: &str) -> Regex {
-    regex::RegexBuilder::new(pattern)
-        .unicode(false)
-        .build()
-        .expect("static regex")
 }
 
 /// A pattern over bytes with ASCII classes, for patterns whose negated classes (`[^\s"']`)

@@ -45,7 +45,7 @@ const MAX_VALUE: usize = 4096;
 
 /// ASCII classes build several times faster than Unicode ones, which start-up pays for; the
 /// texts these look for are ASCII.
-fn ascii(pattern: &str) -> Regex {
+pub(super) fn ascii(pattern: &str) -> Regex {
     regex::RegexBuilder::new(pattern)
         .unicode(false)
         .build()
