@@ -73,27 +73,29 @@ pub fn placeholders(home: &Path, cwd: &Path) -> Placeholders {
 
 /// A copy of the home's stores for `--propose`, removed when dropped.
 pub struct ScratchHome {
-    pub root: PathBuf,
-    _removed_on_drop: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl ScratchHome {
     /// Copies `skills/` (without curator backups) and `memories/`.
     pub fn copy_of(home: &Home) -> std::io::Result<ScratchHome> {
-        let dir = tempfile::Builder::new()
-            .prefix("hermes-review-")
-            .tempdir()?;
         let scratch = ScratchHome {
-            root: dir.path().to_path_buf(),
-            _removed_on_drop: dir,
+            dir: tempfile::Builder::new()
+                .prefix("hermes-review-")
+                .tempdir()?,
         };
         for dir in ["skills", "memories"] {
             let from = home.root().join(dir);
             if from.is_dir() {
-                copy_tree(&from, &scratch.root.join(dir))?;
+                copy_tree(&from, &scratch.root().join(dir))?;
             }
         }
         Ok(scratch)
+    }
+
+    /// Where the copy is.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
     }
 }
 
@@ -180,7 +182,7 @@ pub fn review(
         skills: setup.kind.skills,
     };
     let work_home = match scratch {
-        Some(s) => Home::at(s.root.clone()),
+        Some(s) => Home::at(s.root()),
         None => setup.home.clone(),
     };
     let (library, store) = stores(&work_home, &setup.config)?;
@@ -273,7 +275,7 @@ pub fn review(
     }
     let log = Rc::new(RefCell::new(Log::default()));
     let scratch_info = scratch.map(|s| Scratch {
-        root: s.root.clone(),
+        root: s.root().to_path_buf(),
         home: setup.home.root().to_path_buf(),
     });
     let mut tools = ReviewTools::new(library, store, log.clone(), scratch_info);
@@ -693,12 +695,12 @@ pub(crate) mod tests {
         std::os::unix::fs::symlink("a", dir.path().join("skills/b")).expect("link");
         let root = {
             let scratch = ScratchHome::copy_of(&home).expect("a copy");
-            let mut files: Vec<String> = walkdir::WalkDir::new(&scratch.root)
+            let mut files: Vec<String> = walkdir::WalkDir::new(scratch.root())
                 .into_iter()
                 .filter_map(Result::ok)
                 .filter(|e| !e.file_type().is_dir())
                 .map(|e| {
-                    let rel = e.path().strip_prefix(&scratch.root).expect("inside");
+                    let rel = e.path().strip_prefix(scratch.root()).expect("inside");
                     rel.display().to_string()
                 })
                 .collect();
@@ -712,14 +714,14 @@ pub(crate) mod tests {
                     "skills/b"
                 ]
             );
-            let link = std::fs::read_link(scratch.root.join("skills/b")).expect("a link");
+            let link = std::fs::read_link(scratch.root().join("skills/b")).expect("a link");
             assert_eq!(link, Path::new("a"));
             assert_eq!(
-                std::fs::read_to_string(scratch.root.join("skills/a/references/r.md"))
+                std::fs::read_to_string(scratch.root().join("skills/a/references/r.md"))
                     .expect("copied"),
                 "ref"
             );
-            scratch.root.clone()
+            scratch.root().to_path_buf()
         };
         assert!(!root.exists());
     }
