@@ -11,10 +11,14 @@ use super::{Completion, Delta, Endpoint, LlmError, ToolCall, Transport};
 /// The request bodies a [`Scripted`] model was sent, in order.
 pub type Bodies = Arc<Mutex<Vec<Value>>>;
 
+/// The placeholders a [`Scripted`] model was given (name, value), in order.
+pub type Noted = Arc<Mutex<Vec<(String, String)>>>;
+
 /// Answers from `script`, then fails with "script ended".
 pub struct Scripted {
     script: VecDeque<Result<Completion, LlmError>>,
     bodies: Bodies,
+    placeholders: Noted,
 }
 
 impl Scripted {
@@ -22,7 +26,13 @@ impl Scripted {
         Scripted {
             script: script.into(),
             bodies: Bodies::default(),
+            placeholders: Noted::default(),
         }
+    }
+
+    /// The placeholders set so far (shared, as [`Scripted::bodies`]).
+    pub fn placeholders(&self) -> Noted {
+        self.placeholders.clone()
     }
 
     /// The bodies sent so far (shared: read it after the transport is moved away).
@@ -39,6 +49,12 @@ impl Transport for Scripted {
         self.script
             .pop_front()
             .unwrap_or(Err(LlmError::BadResponse("script ended".into())))
+    }
+
+    fn set_placeholder(&mut self, name: &str, value: &str) {
+        if let Ok(mut noted) = self.placeholders.lock() {
+            noted.push((name.into(), value.into()));
+        }
     }
 }
 

@@ -335,31 +335,13 @@ mod tests {
         );
     }
 
-    /// Keeps the placeholders it is given.
-    struct Noting(Arc<Mutex<Vec<(String, String)>>>);
-
-    impl Transport for Noting {
-        fn call(
-            &mut self,
-            _: &Value,
-            _: &mut dyn FnMut(Delta<'_>),
-        ) -> Result<Completion, LlmError> {
-            Err(LlmError::EmptyStream)
-        }
-
-        fn set_placeholder(&mut self, name: &str, value: &str) {
-            if let Ok(mut noted) = self.0.lock() {
-                noted.push((name.into(), value.into()));
-            }
-        }
-    }
-
     /// Every layer passes a placeholder on to the cassette underneath.
     #[test]
     fn placeholders_reach_the_shared_transport_through_every_wrapper() {
-        let noted = Arc::new(Mutex::new(Vec::new()));
+        let cassette = Scripted::new(vec![Err(LlmError::EmptyStream)]);
+        let noted = cassette.placeholders();
         let shared = Source::Shared(Arc::new(Mutex::new(
-            Box::new(Noting(noted.clone())) as Box<dyn Transport>
+            Box::new(cassette) as Box<dyn Transport>
         )));
         let Ok(one) = shared.make_one() else {
             panic!("a transport")

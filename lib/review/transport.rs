@@ -76,26 +76,6 @@ mod tests {
     use crate::llm::testing::{Scripted, answer};
     use serde_json::json;
 
-    /// Keeps the placeholders it is given, answers nothing.
-    #[derive(Default)]
-    struct Placeholders(Arc<Mutex<Vec<(String, String)>>>);
-
-    impl Transport for Placeholders {
-        fn call(
-            &mut self,
-            _: &Value,
-            _: &mut dyn FnMut(Delta<'_>),
-        ) -> Result<Completion, LlmError> {
-            Err(LlmError::BadResponse("not asked".into()))
-        }
-
-        fn set_placeholder(&mut self, name: &str, value: &str) {
-            if let Ok(mut kept) = self.0.lock() {
-                kept.push((name.into(), value.into()));
-            }
-        }
-    }
-
     #[test]
     fn counting_adds_each_request_and_its_body_bytes_and_passes_the_call_on() {
         let scripted = Scripted::new(vec![answer("one"), answer("two")]);
@@ -125,8 +105,8 @@ mod tests {
 
     #[test]
     fn counting_passes_placeholders_on() {
-        let inner = Placeholders::default();
-        let kept = inner.0.clone();
+        let inner = Scripted::new(vec![]);
+        let kept = inner.placeholders();
         let (mut counting, _) = Counting::new(Box::new(inner));
         counting.set_placeholder("API_KEY", "sk-1");
         assert_eq!(
