@@ -131,24 +131,45 @@ pub fn fallback_summary(middle: &[Message]) -> String {
     out
 }
 
-/// The new transcript: head, the summary (as user or assistant so that roles alternate), tail.
+/// Frames a summary that has to share the first kept message (no role fits between head and
+/// tail), so the model reads it as background and not as something said.
+pub const PRIOR_CONTEXT: &str = "[PRIOR CONTEXT — for reference only; not a new message]";
+
+/// The new transcript: head, the summary, tail. The summary is a user message after an
+/// assistant or tool message, else an assistant message, flipped when the tail starts with
+/// the same role; when neither role keeps the roles alternating (a user message before an
+/// assistant one, or the reverse), it is put at the start of the first kept message.
 pub fn rebuild(messages: &[Message], plan: &Plan, summary: &str) -> Vec<Message> {
     let head = &messages[..plan.head];
     let tail = &messages[plan.tail_start..];
     let text = format!("{SUMMARY_PREFIX}\n{}\n\n{SUMMARY_SUFFIX}", summary.trim());
     let before = head.last().and_then(|m| m.role);
     let after = tail.first().and_then(|m| m.role);
-    let role = match (before, after) {
-        (Some(Role::User), _) | (_, Some(Role::User)) => Role::Assistant,
-        _ => Role::User,
+    let mut role = match before {
+        Some(Role::Assistant | Role::Tool) => Role::User,
+        _ => Role::Assistant,
     };
+    if after == Some(role) {
+        role = match role {
+            Role::User => Role::Assistant,
+            _ => Role::User,
+        };
+    }
     let mut out: Vec<Message> = head.iter().map(unstored).collect();
-    out.push(Message {
-        role: Some(role),
-        content: text,
-        ..Message::default()
-    });
-    out.extend(tail.iter().map(unstored));
+    let mut kept = tail.iter().map(unstored);
+    if before == Some(role) {
+        if let Some(mut first) = kept.next() {
+            first.content = format!("{PRIOR_CONTEXT}\n{text}\n\n{}", first.content);
+            out.push(first);
+        }
+    } else {
+        out.push(Message {
+            role: Some(role),
+            content: text,
+            ..Message::default()
+        });
+    }
+    out.extend(kept);
     out
 }
 
@@ -201,6 +222,71 @@ mod tests {
         assert!(out[1].is(Role::Assistant));
         assert!(out[1].content.starts_with(SUMMARY_PREFIX));
         assert!(out.iter().all(|m| m.stored_id.is_none()));
+    }
+
+    /// Where the summary goes between `head` and `tail` (one message each, or none after):
+    /// each message's role and whether it holds the summary.
+    fn summary_role(head: &Message, tail: Option<&Message>) -> Vec<(Option<Role>, bool)> {
+        let messages: Vec<Message> = [head.clone(), Message::user("x"), Message::assistant("y")]
+            .into_iter()
+            .chain(tail.cloned())
+            .collect();
+        let plan = Plan {
+            head: 1,
+            tail_start: 3,
+        };
+        rebuild(&messages, &plan, "S")
+            .iter()
+            .map(|m| (m.role, m.content.contains(SUMMARY_PREFIX)))
+            .collect()
+    }
+
+    #[test]
+    fn the_summary_takes_the_role_that_keeps_roles_alternating_or_joins_the_first_kept_message() {
+        let (u, a) = (Some(Role::User), Some(Role::Assistant));
+        let call = ToolCall {
+            id: "c".into(),
+            name: "terminal".into(),
+            arguments: "{}".into(),
+        };
+        let tool = Message::tool_result(&call, true, "out");
+        let user = Message::user("q");
+        let answer = Message::assistant("r");
+        // After an assistant message and before an assistant one: a user message.
+        assert_eq!(
+            summary_role(&answer, Some(&answer)),
+            [(a, false), (u, true), (a, false)]
+        );
+        // After a tool result and before a user message: flipped to assistant.
+        assert_eq!(
+            summary_role(&tool, Some(&user)),
+            [(Some(Role::Tool), false), (a, true), (u, false)]
+        );
+        // Between two user messages: an assistant message.
+        assert_eq!(
+            summary_role(&user, Some(&user)),
+            [(u, false), (a, true), (u, false)]
+        );
+        // Between a user and an assistant message no role fits: it joins the first kept one.
+        let joined = summary_role(&user, Some(&answer));
+        assert_eq!(joined, [(u, false), (a, true)]);
+        let messages = [user.clone(), user.clone(), answer.clone(), answer.clone()];
+        let out = rebuild(
+            &messages,
+            &Plan {
+                head: 1,
+                tail_start: 3,
+            },
+            "S",
+        );
+        assert_eq!(
+            out[1].content,
+            format!("{PRIOR_CONTEXT}\n{SUMMARY_PREFIX}\nS\n\n{SUMMARY_SUFFIX}\n\nr")
+        );
+        // And between an assistant and a user message likewise.
+        assert_eq!(summary_role(&answer, Some(&user)), [(a, false), (u, true)]);
+        // Nothing kept after it: after a user message, an assistant message.
+        assert_eq!(summary_role(&user, None), [(u, false), (a, true)]);
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub mod review;
 pub mod secrets;
 pub mod session;
 pub mod settings;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod turn;
 
 pub use events::{ApprovalRequest, Decision, Item, Observer};

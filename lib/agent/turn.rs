@@ -690,3 +690,738 @@ mod tests {
         assert!(title_from(&long).chars().count() <= 60);
     }
 }
+
+/// The loop itself, on a scripted model: what is sent, stored and reported.
+#[cfg(test)]
+mod loop_tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use serde_json::{Value, json};
+
+    use super::{BUDGET_SPENT, CONTINUE_TRUNCATED, EMPTY_AFTER_TOOLS};
+    use crate::agent::session::ToolHook;
+    use crate::agent::testing::{Recorder, agent, agent_with};
+    use crate::llm::testing::{answer, tool_call};
+    use crate::llm::{Completion, LlmError, ToolCall, Usage};
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(r, c)| (r.to_string(), c.to_string()))
+            .collect()
+    }
+
+    fn roles(body: &Value) -> Vec<String> {
+        body["messages"]
+            .as_array()
+            .map(|ms| {
+                ms.iter()
+                    .map(|m| m["role"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn calls(list: &[(&str, &str, &str)]) -> Result<Completion, LlmError> {
+        Ok(Completion {
+            tool_calls: list
+                .iter()
+                .map(|(id, name, arguments)| ToolCall {
+                    id: id.to_string(),
+                    name: name.to_string(),
+                    arguments: arguments.to_string(),
+                })
+                .collect(),
+            finish_reason: Some("tool_calls".into()),
+            ..Default::default()
+        })
+    }
+
+    fn cut(text: &str) -> Result<Completion, LlmError> {
+        Ok(Completion {
+            content: Some(text.into()),
+            finish_reason: Some("length".into()),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn an_answer_is_stored_after_the_question_and_the_request_carries_prompt_and_tools() {
+        let mut t = agent(vec![answer("Hello there.")]);
+        let (outcome, heard) = t.turn("hi");
+        assert_eq!(outcome.answer.as_deref(), Some("Hello there."));
+        assert_eq!((outcome.api_calls, outcome.error), (1, None));
+        assert!(!outcome.interrupted);
+        let want = pairs(&[("user", "hi"), ("assistant", "Hello there.")]);
+        assert_eq!(t.live(), want);
+        assert_eq!(t.stored(), want);
+        assert_eq!(t.agent.messages[1].finish_reason.as_deref(), Some("stop"));
+        let sent = t.sent();
+        assert_eq!(sent.len(), 1);
+        let prompt = t.agent.system_prompt().to_string();
+        assert!(prompt.contains("\nModel: m1\n"), "{prompt}");
+        assert_eq!(
+            sent[0]["messages"],
+            json!([{"role": "system", "content": prompt}, {"role": "user", "content": "hi"}])
+        );
+        assert_eq!(sent[0]["model"], "m1");
+        assert_eq!(sent[0]["stream"], true);
+        let tools: Vec<&str> = sent[0]["tools"]
+            .as_array()
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| t["function"]["name"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            tools,
+            [
+                "memory",
+                "patch",
+                "read_file",
+                "search_files",
+                "session_search",
+                "skill_manage",
+                "skill_view",
+                "skills_list",
+                "terminal",
+                "write_file"
+            ]
+        );
+        assert_eq!(
+            heard.completed(),
+            [json!({"type": "agent_message", "text": "Hello there."})]
+        );
+        assert_eq!(heard.streamed(), "Hello there.");
+        assert_eq!(t.column("source"), "cli");
+        assert_eq!(t.column("model"), "m1");
+        assert_eq!(t.column("system_prompt"), json!(prompt));
+    }
+
+    #[test]
+    fn usage_is_the_turns_and_is_added_to_the_session_row() {
+        let usage = Usage {
+            input: 100,
+            output: 20,
+            cache_read: 7,
+            cache_write: 3,
+            reasoning: 5,
+            prompt: 110,
+        };
+        let with_usage = |text: &str| {
+            Ok(Completion {
+                content: Some(text.into()),
+                finish_reason: Some("stop".into()),
+                usage: Some(usage),
+                ..Default::default()
+            })
+        };
+        let mut t = agent(vec![with_usage("one"), with_usage("two")]);
+        assert_eq!(t.agent.usage_totals().ok(), Some([0; 6]));
+        let (first, _) = t.turn("a");
+        assert_eq!(first.usage, usage);
+        let (second, _) = t.turn("b");
+        assert_eq!(second.usage, usage);
+        assert_eq!(t.agent.usage_totals().ok(), Some([200, 40, 14, 6, 10, 2]));
+    }
+
+    #[test]
+    fn a_tool_call_runs_and_its_result_goes_back_to_the_model() {
+        let mut t = agent(vec![
+            tool_call("read_file", r#"{"path": "notes.txt"}"#),
+            answer("It says alpha."),
+        ]);
+        if let Err(e) = std::fs::write(t.dir.path().join("notes.txt"), "alpha\n") {
+            panic!("{e}");
+        }
+        let (outcome, heard) = t.turn("What do my notes say?");
+        assert_eq!(outcome.answer.as_deref(), Some("It says alpha."));
+        assert_eq!(outcome.api_calls, 2);
+        let live = t.live();
+        let roles_live: Vec<&str> = live.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(roles_live, ["user", "assistant", "tool", "assistant"]);
+        assert_eq!(t.stored(), live);
+        let result = &t.agent.messages[2];
+        assert_eq!(result.tool_call_id.as_deref(), Some("call_1"));
+        assert!(result.content.contains("alpha"), "{}", result.content);
+        assert_eq!(
+            t.agent.messages[1].finish_reason.as_deref(),
+            Some("tool_calls")
+        );
+        let sent = t.sent();
+        assert_eq!(roles(&sent[1]), ["system", "user", "assistant", "tool"]);
+        assert_eq!(
+            sent[1]["messages"][2]["tool_calls"],
+            json!([{"id": "call_1", "type": "function",
+                "function": {"name": "read_file", "arguments": "{\"path\":\"notes.txt\"}"}}])
+        );
+        assert_eq!(sent[1]["messages"][3]["tool_call_id"], "call_1");
+        assert_eq!(sent[1]["messages"][3]["name"], "read_file");
+        let started: Vec<&Value> = heard
+            .events
+            .iter()
+            .filter(|e| e["event"] == "started")
+            .collect();
+        assert_eq!(started.len(), 1);
+        assert_eq!(
+            started[0]["item"],
+            json!({"id": "item_2", "type": "tool_call", "name": "read_file",
+                "arguments": {"path": "notes.txt"}, "result": null, "status": "in_progress"})
+        );
+        let done = heard.completed();
+        assert_eq!(done.len(), 2);
+        assert_eq!(done[0]["type"], "tool_call");
+        assert_eq!(done[0]["status"], "completed");
+        assert_eq!(done[0]["result"], json!(result.content));
+        assert_eq!(
+            done[1],
+            json!({"type": "agent_message", "text": "It says alpha."})
+        );
+    }
+
+    #[test]
+    fn the_same_call_twice_in_one_answer_runs_once_and_a_missing_id_is_made_up() {
+        let args = r#"{"path": "a.txt", "content": "x"}"#;
+        let mut t = agent(vec![
+            calls(&[("", "write_file", args), ("", "write_file", args)]),
+            answer("Written."),
+        ]);
+        t.turn("write it");
+        let made = &t.agent.messages[1].tool_calls;
+        assert_eq!(made.len(), 1);
+        assert_eq!(made[0].id, "call_525b5d76211a");
+        let results: Vec<&str> = t
+            .agent
+            .messages
+            .iter()
+            .filter_map(|m| m.tool_call_id.as_deref())
+            .collect();
+        assert_eq!(results, ["call_525b5d76211a"]);
+    }
+
+    #[test]
+    fn calls_to_a_tool_the_agent_lacks_are_answered_with_the_list_and_three_in_a_row_end_the_turn()
+    {
+        let mut t = agent(vec![
+            tool_call("browser", "{}"),
+            tool_call("browser", "{}"),
+            tool_call("browser", "{}"),
+            answer("never asked for"),
+        ]);
+        let (outcome, _) = t.turn("look it up");
+        assert_eq!(
+            outcome.error.as_deref(),
+            Some("Model generated invalid tool call: browser")
+        );
+        assert_eq!((outcome.api_calls, outcome.answer), (3, None));
+        let result = &t.agent.messages[2];
+        assert_eq!(
+            result.content,
+            "Tool 'browser' does not exist. Available tools: memory, patch, read_file, \
+             search_files, session_search, skill_manage, skill_view, skills_list, terminal, \
+             write_file"
+        );
+        let sent = t.sent();
+        assert_eq!(sent[1]["messages"][3]["name"], "browser");
+    }
+
+    #[test]
+    fn a_valid_call_between_invalid_ones_starts_the_count_again() {
+        let mut t = agent(vec![
+            tool_call("browser", "{}"),
+            tool_call("browser", "{}"),
+            tool_call("skills_list", "{}"),
+            tool_call("browser", "{}"),
+            tool_call("browser", "{}"),
+            answer("Found nothing."),
+        ]);
+        let (outcome, _) = t.turn("look it up");
+        assert_eq!(outcome.answer.as_deref(), Some("Found nothing."));
+        assert_eq!((outcome.api_calls, outcome.error), (6, None));
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_refused_and_the_tool_does_not_run() {
+        let mut t = agent(vec![tool_call("write_file", "[1, 2]"), answer("Sorry.")]);
+        let (outcome, heard) = t.turn("write");
+        assert_eq!(outcome.answer.as_deref(), Some("Sorry."));
+        let refusal = "{\"error\": \"Invalid tool arguments\", \"message\": \"Tool arguments \
+                       must be a valid JSON object; tool was not executed.\"}";
+        assert_eq!(t.agent.messages[2].content, refusal);
+        assert_eq!(
+            heard.completed()[0],
+            json!({"type": "tool_call", "name": "write_file", "arguments": "[1, 2]",
+                "result": refusal, "status": "failed"})
+        );
+        assert!(heard.events.iter().all(|e| e["event"] != "started"));
+    }
+
+    #[test]
+    fn an_empty_answer_after_tools_is_nudged_once_and_the_nudge_is_not_stored() {
+        let mut t = agent(vec![
+            tool_call("skills_list", "{}"),
+            answer(""),
+            answer("Done."),
+        ]);
+        let (outcome, _) = t.turn("list them");
+        assert_eq!(outcome.answer.as_deref(), Some("Done."));
+        assert_eq!(outcome.api_calls, 3);
+        let sent = t.sent();
+        assert_eq!(
+            roles(&sent[2]),
+            ["system", "user", "assistant", "tool", "assistant", "user"]
+        );
+        assert_eq!(sent[2]["messages"][4]["content"], "(empty)");
+        assert_eq!(sent[2]["messages"][5]["content"], EMPTY_AFTER_TOOLS);
+        let stored = t.stored();
+        assert_eq!(stored.len(), 4);
+        assert!(
+            stored
+                .iter()
+                .all(|(_, c)| c != "(empty)" && c != EMPTY_AFTER_TOOLS)
+        );
+    }
+
+    #[test]
+    fn a_second_empty_answer_after_tools_is_retried_without_another_nudge() {
+        let mut t = agent(vec![
+            tool_call("skills_list", "{}"),
+            answer(""),
+            answer(""),
+            answer("Done."),
+        ]);
+        let (outcome, _) = t.turn("list them");
+        assert_eq!(outcome.answer.as_deref(), Some("Done."));
+        let sent = t.sent();
+        assert_eq!(roles(&sent[2]).len(), 6);
+        assert_eq!(roles(&sent[3]).len(), 6);
+    }
+
+    #[test]
+    fn empty_answers_are_retried_three_times_then_the_turn_fails() {
+        let mut t = agent(vec![
+            answer(""),
+            answer("  "),
+            answer("<think>only thinking</think>"),
+            answer(""),
+            answer("too late"),
+        ]);
+        let (outcome, _) = t.turn("hello?");
+        assert_eq!(
+            outcome.error.as_deref(),
+            Some(
+                "No reply: the model returned empty content after retries. Try again, or switch \
+                 model/provider."
+            )
+        );
+        assert_eq!((outcome.api_calls, outcome.answer), (4, None));
+        assert_eq!(t.stored(), pairs(&[("user", "hello?")]));
+
+        let mut t = agent(vec![answer(""), answer(""), answer(""), answer("Here.")]);
+        let (outcome, _) = t.turn("hello?");
+        assert_eq!(outcome.answer.as_deref(), Some("Here."));
+    }
+
+    #[test]
+    fn a_cut_answer_is_continued_and_the_parts_joined() {
+        let mut t = agent(vec![cut("Part one, "), answer("part two.")]);
+        let (outcome, heard) = t.turn("explain");
+        assert_eq!(outcome.answer.as_deref(), Some("Part one, part two."));
+        assert_eq!(
+            t.stored(),
+            pairs(&[
+                ("user", "explain"),
+                ("assistant", "Part one,"),
+                ("user", CONTINUE_TRUNCATED),
+                ("assistant", "part two.")
+            ])
+        );
+        assert_eq!(t.agent.messages[1].finish_reason.as_deref(), Some("length"));
+        assert_eq!(
+            heard.completed(),
+            [json!({"type": "agent_message", "text": "part two."})]
+        );
+    }
+
+    #[test]
+    fn an_answer_is_continued_at_most_three_times() {
+        let mut t = agent(vec![cut("a "), cut("b "), cut("c "), cut("d"), answer("e")]);
+        let (outcome, _) = t.turn("go");
+        assert_eq!(outcome.answer.as_deref(), Some("a b c d"));
+        assert_eq!(outcome.api_calls, 4);
+        assert_eq!(t.agent.messages.len(), 8);
+        assert_eq!(t.agent.messages[7].finish_reason.as_deref(), Some("length"));
+    }
+
+    #[test]
+    fn a_spent_budget_asks_once_without_tools_for_a_summary() {
+        let mut t = agent_with(
+            "agent: {max_turns: 2}\n",
+            vec![
+                tool_call("skills_list", "{}"),
+                tool_call("skills_list", r#"{"category": "ops"}"#),
+                answer("Summary so far."),
+            ],
+            |_| {},
+        );
+        let (outcome, heard) = t.turn("keep going");
+        assert_eq!(outcome.answer.as_deref(), Some("Summary so far."));
+        assert_eq!((outcome.api_calls, outcome.error), (3, None));
+        assert_eq!(
+            heard.notices,
+            ["reached the limit of 2 model calls for this turn; asking for a summary"]
+        );
+        let sent = t.sent();
+        assert!(sent[2].get("tools").is_none());
+        assert!(sent[2].get("stream").is_none());
+        let last = roles(&sent[2]).len() - 1;
+        assert_eq!(sent[2]["messages"][last]["content"], BUDGET_SPENT);
+        let stored = t.stored();
+        assert_eq!(
+            stored[stored.len() - 2],
+            ("user".into(), BUDGET_SPENT.into())
+        );
+        assert_eq!(
+            stored[stored.len() - 1],
+            ("assistant".into(), "Summary so far.".into())
+        );
+        assert_eq!(
+            heard.completed().last(),
+            Some(&json!({"type": "agent_message", "text": "Summary so far."}))
+        );
+    }
+
+    #[test]
+    fn a_budget_summary_that_is_empty_or_fails_is_the_turns_error() {
+        let mut t = agent_with(
+            "agent: {max_turns: 1}\n",
+            vec![tool_call("skills_list", "{}"), answer("<think>hmm</think>")],
+            |_| {},
+        );
+        let (outcome, _) = t.turn("go");
+        assert_eq!(
+            outcome.error.as_deref(),
+            Some("reached the limit of 1 model calls without an answer")
+        );
+        assert_eq!(outcome.answer, None);
+
+        let mut t = agent_with(
+            "agent: {max_turns: 1}\n",
+            vec![tool_call("skills_list", "{}")],
+            |_| {},
+        );
+        let (outcome, _) = t.turn("go");
+        assert_eq!(
+            outcome.error.as_deref(),
+            Some(
+                "reached the limit of 1 model calls; the summary call failed: the endpoint sent \
+                 something that is not a chat completion: script ended"
+            )
+        );
+    }
+
+    #[test]
+    fn a_failed_call_ends_the_turn_with_its_error_and_hint() {
+        let mut t = agent(vec![Err(LlmError::Http {
+            status: 401,
+            message: "bad key".into(),
+            retry_after: None,
+        })]);
+        let (outcome, _) = t.turn("hi");
+        assert_eq!(outcome.error.as_deref(), Some("HTTP 401: bad key"));
+        assert_eq!(
+            outcome.hint,
+            Some(
+                "check the API key: HERMES_API_KEY, model.api_key in config.yaml, or the provider's key variable"
+            )
+        );
+        assert_eq!((outcome.api_calls, outcome.answer), (1, None));
+    }
+
+    #[test]
+    fn an_interrupt_before_the_call_closes_the_turn_without_calling() {
+        let mut t = agent(vec![answer("never")]);
+        t.agent.interrupt.store(true, Ordering::Relaxed);
+        let (outcome, _) = t.turn("hi");
+        assert!(outcome.interrupted);
+        assert_eq!(outcome.api_calls, 0);
+        assert_eq!(
+            t.stored(),
+            pairs(&[("user", "hi"), ("assistant", "Operation interrupted.")])
+        );
+        assert_eq!(
+            t.agent.messages[1].finish_reason.as_deref(),
+            Some("interrupted")
+        );
+        assert!(t.sent().is_empty());
+    }
+
+    #[test]
+    fn an_interrupted_stream_keeps_what_was_said_and_needs_no_closing() {
+        let mut t = agent(vec![Err(LlmError::Interrupted {
+            partial: Some("Half an ans".into()),
+        })]);
+        let (outcome, _) = t.turn("hi");
+        assert!(outcome.interrupted);
+        assert_eq!(outcome.error, None);
+        assert_eq!(
+            t.stored(),
+            pairs(&[("user", "hi"), ("assistant", "Half an ans")])
+        );
+
+        let mut t = agent(vec![Err(LlmError::Interrupted {
+            partial: Some("  ".into()),
+        })]);
+        t.turn("hi");
+        assert_eq!(
+            t.stored(),
+            pairs(&[("user", "hi"), ("assistant", "Operation interrupted.")])
+        );
+    }
+
+    /// Interrupts the run at its first call and answers every call with `{"ok": true}`.
+    struct InterruptingHook(Arc<AtomicBool>);
+
+    impl ToolHook for InterruptingHook {
+        fn call(&mut self, _: &str, _: &Value) -> Value {
+            self.0.store(true, Ordering::Relaxed);
+            json!({"ok": true})
+        }
+    }
+
+    #[test]
+    fn calls_after_an_interrupt_are_skipped_and_the_turn_is_closed() {
+        let mut t = agent(vec![
+            calls(&[
+                ("c1", "skills_list", "{}"),
+                ("c2", "skill_view", r#"{"name": "x"}"#),
+            ]),
+            answer("never"),
+        ]);
+        let flag = t.agent.interrupt.clone();
+        t.agent.set_tool_hook(Box::new(InterruptingHook(flag)));
+        let (outcome, _) = t.turn("go");
+        assert!(outcome.interrupted);
+        assert_eq!(outcome.api_calls, 1);
+        assert_eq!(
+            t.stored(),
+            pairs(&[
+                ("user", "go"),
+                ("assistant", ""),
+                ("tool", "{\"ok\": true}"),
+                (
+                    "tool",
+                    "[Tool execution cancelled — skill_view was skipped due to user interrupt]"
+                ),
+                ("assistant", "Operation interrupted.")
+            ])
+        );
+    }
+
+    #[test]
+    fn think_blocks_are_not_part_of_the_answer() {
+        let mut t = agent(vec![Ok(Completion {
+            content: Some("<think>plan it</think>The answer.".into()),
+            reasoning: Some("step by step".into()),
+            finish_reason: Some("stop".into()),
+            ..Default::default()
+        })]);
+        let (outcome, _) = t.turn("q");
+        assert_eq!(outcome.answer.as_deref(), Some("The answer."));
+        assert_eq!(t.agent.messages[1].content, "The answer.");
+        assert_eq!(
+            t.agent.messages[1].reasoning.as_deref(),
+            Some("step by step")
+        );
+    }
+
+    #[test]
+    fn text_beside_tool_calls_is_shown_and_stored_with_them() {
+        let mut t = agent(vec![
+            Ok(Completion {
+                content: Some("Let me look. ".into()),
+                ..calls(&[("c1", "skills_list", "{}")]).unwrap_or_default()
+            }),
+            answer("Nothing there."),
+        ]);
+        let (_, heard) = t.turn("q");
+        assert_eq!(t.agent.messages[1].content, "Let me look.");
+        assert_eq!(
+            heard.completed()[0],
+            json!({"type": "agent_message", "text": "Let me look."})
+        );
+    }
+
+    /// A window of 80,000 tokens: compaction triggers above 64,000 (256,000 characters).
+    const SMALL_WINDOW: &str = "model: {context_length: 80000}\n";
+
+    #[test]
+    fn a_compaction_keeps_head_and_tail_and_sends_the_middle_to_be_summarised() {
+        let big = |c: char| c.to_string().repeat(20_000);
+        let mut t = agent_with(
+            SMALL_WINDOW,
+            vec![
+                answer(&big('a')),
+                answer(&big('b')),
+                answer(&big('c')),
+                answer(&big('d')),
+                answer("The summary."),
+            ],
+            |_| {},
+        );
+        for q in ['p', 'q', 'r', 's'] {
+            t.turn(&big(q));
+        }
+        let mut heard = Recorder::default();
+        let mut outcome = super::TurnOutcome::default();
+        let compacted = t.agent.compact_now(&mut heard, &mut outcome, 99);
+        assert!(matches!(compacted, Ok(true)));
+        assert_eq!(outcome.api_calls, 1);
+        let sent = t.sent();
+        let request = &sent[4];
+        assert_eq!(request["model"], "m1");
+        assert!(request.get("tools").is_none() && request.get("stream").is_none());
+        let text = request["messages"][0]["content"].as_str().unwrap_or("");
+        assert!(
+            text.starts_with("You are writing a context checkpoint"),
+            "{text}"
+        );
+        let middle = format!(
+            "CONVERSATION:\n\n[assistant] {}\n\n[user] {}\n\n[assistant] {}",
+            big('b'),
+            big('r'),
+            big('c')
+        );
+        assert!(text.ends_with(&middle));
+        let summary = format!(
+            "{}\nThe summary.\n\n{}",
+            crate::agent::compact::SUMMARY_PREFIX,
+            crate::agent::compact::SUMMARY_SUFFIX
+        );
+        let want = pairs(&[
+            ("user", &big('p')),
+            ("assistant", &big('a')),
+            ("user", &big('q')),
+            ("assistant", &summary),
+            ("user", &big('s')),
+            ("assistant", &big('d')),
+        ]);
+        assert_eq!(t.live(), want);
+        assert_eq!(t.stored(), want);
+        let after = (5 * 20_000
+            + summary.len()
+            + t.agent.system_prompt().len()
+            + t.agent.registry.schema_chars())
+        .div_ceil(4) as u64;
+        assert_eq!(
+            heard.completed(),
+            [json!({"type": "compaction", "tokens_before": 99, "tokens_after": after})]
+        );
+    }
+
+    #[test]
+    fn a_short_conversation_is_not_compacted_and_nothing_is_sent() {
+        let mut t = agent(vec![answer("one"), answer("two")]);
+        t.turn("a");
+        t.turn("b");
+        let mut outcome = super::TurnOutcome::default();
+        let compacted = t
+            .agent
+            .compact_now(&mut Recorder::default(), &mut outcome, 5);
+        assert!(matches!(compacted, Ok(false)));
+        assert_eq!((outcome.api_calls, t.sent().len()), (0, 2));
+    }
+
+    #[test]
+    fn a_turn_over_the_trigger_compacts_first_and_a_failed_summary_falls_back() {
+        let big = |c: char| c.to_string().repeat(50_000);
+        let mut t = agent_with(
+            SMALL_WINDOW,
+            vec![
+                answer("a1"),
+                answer("a2"),
+                answer("a3"),
+                answer("a4"),
+                Err(LlmError::BadResponse("no summary".into())),
+                answer("a5"),
+            ],
+            |_| {},
+        );
+        for q in ['p', 'q', 'r', 's'] {
+            let (outcome, heard) = t.turn(&big(q));
+            assert_eq!(outcome.api_calls, 1);
+            assert!(heard.completed().iter().all(|i| i["type"] != "compaction"));
+        }
+        let (outcome, heard) = t.turn(&big('t'));
+        assert_eq!(outcome.error, None);
+        assert_eq!(outcome.answer.as_deref(), Some("a5"));
+        assert_eq!(outcome.api_calls, 2);
+        assert_eq!(heard.completed()[0]["type"], "compaction");
+        let line = |c: char| big(c).chars().take(160).collect::<String>();
+        let fallback = format!(
+            "## Earlier turns (the summary could not be generated)\n- assistant: a2\n- user: {}\n- assistant: a3\n- user: {}",
+            line('r'),
+            line('s')
+        );
+        // The head ends with a question and the tail starts with an answer: the summary
+        // joins that answer, so that the roles still alternate.
+        let summary = &t.agent.messages[3];
+        assert!(summary.content.contains(&fallback), "{}", summary.content);
+        assert!(
+            summary
+                .content
+                .starts_with(crate::agent::compact::PRIOR_CONTEXT)
+        );
+        assert!(summary.content.ends_with("---\n\na4"));
+        let live = t.live();
+        assert_eq!(live.len(), 6);
+        assert_eq!(live[3].0, "assistant");
+        assert_eq!(live[4], ("user".into(), big('t')));
+        assert_eq!(live[5], ("assistant".into(), "a5".into()));
+        let short = |v: Vec<(String, String)>| -> Vec<(String, usize)> {
+            v.into_iter().map(|(r, c)| (r, c.len())).collect()
+        };
+        assert_eq!(short(t.stored()), short(live));
+    }
+
+    #[test]
+    fn a_rotating_compaction_goes_on_in_a_child_session() {
+        let big = |c: char| c.to_string().repeat(20_000);
+        let mut t = agent_with(
+            "model: {context_length: 80000}\ncompression: {in_place: false}\n",
+            vec![
+                answer(&big('a')),
+                answer(&big('b')),
+                answer(&big('c')),
+                answer(&big('d')),
+                answer("Sum."),
+            ],
+            |_| {},
+        );
+        for q in ['p', 'q', 'r', 's'] {
+            t.turn(&big(q));
+        }
+        let parent = t.agent.session_id.clone();
+        let mut heard = Recorder::default();
+        let compacted = t
+            .agent
+            .compact_now(&mut heard, &mut super::TurnOutcome::default(), 1_000);
+        assert!(matches!(compacted, Ok(true)));
+        let child = t.agent.session_id.clone();
+        assert_ne!(child, parent);
+        assert_eq!(t.column("parent_session_id"), json!(parent));
+        assert_eq!(t.stored(), t.live());
+        assert_eq!(t.stored().len(), 6);
+        let ended = crate::sessions::live::head(&t.agent.db, &parent)
+            .ok()
+            .flatten()
+            .and_then(|h| h.end_reason);
+        assert_eq!(ended.as_deref(), Some("compression"));
+        let item = &heard.completed()[0];
+        assert_eq!(item["session_id"], json!(child));
+        assert_eq!(item["parent_session_id"], json!(parent));
+        assert_eq!(item["tokens_before"], 1_000);
+    }
+}

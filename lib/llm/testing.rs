@@ -14,7 +14,8 @@ pub type Bodies = Arc<Mutex<Vec<Value>>>;
 /// The placeholders a [`Scripted`] model was given (name, value), in order.
 pub type Noted = Arc<Mutex<Vec<(String, String)>>>;
 
-/// Answers from `script`, then fails with "script ended".
+/// Answers from `script`, then fails with "script ended". An answer's reasoning and text are
+/// streamed first, each as one delta, as a streamed call would show them.
 pub struct Scripted {
     script: VecDeque<Result<Completion, LlmError>>,
     bodies: Bodies,
@@ -42,13 +43,27 @@ impl Scripted {
 }
 
 impl Transport for Scripted {
-    fn call(&mut self, body: &Value, _: &mut dyn FnMut(Delta<'_>)) -> Result<Completion, LlmError> {
+    fn call(
+        &mut self,
+        body: &Value,
+        on_delta: &mut dyn FnMut(Delta<'_>),
+    ) -> Result<Completion, LlmError> {
         if let Ok(mut bodies) = self.bodies.lock() {
             bodies.push(body.clone());
         }
-        self.script
+        let next = self
+            .script
             .pop_front()
-            .unwrap_or(Err(LlmError::BadResponse("script ended".into())))
+            .unwrap_or(Err(LlmError::BadResponse("script ended".into())));
+        if let Ok(done) = &next {
+            if let Some(r) = done.reasoning.as_deref().filter(|r| !r.is_empty()) {
+                on_delta(Delta::Reasoning(r));
+            }
+            if let Some(t) = done.content.as_deref().filter(|t| !t.is_empty()) {
+                on_delta(Delta::Text(t));
+            }
+        }
+        next
     }
 
     fn set_placeholder(&mut self, name: &str, value: &str) {
