@@ -238,4 +238,217 @@ mod tests {
         assert!(matches!(unpack(&link, "t"), Err(HubError::Refused(_))));
         assert!(matches!(unpack(b"junk", "t"), Err(HubError::Invalid(_))));
     }
+
+    fn message(result: Result<Vec<(String, Vec<u8>)>, HubError>) -> String {
+        match result {
+            Ok(files) => format!("unpacked {} files", files.len()),
+            Err(e @ HubError::Refused(_)) => format!("refused: {e}"),
+            Err(e @ HubError::Invalid(_)) => format!("invalid: {e}"),
+            Err(e @ HubError::TooLarge { .. }) => format!("too large: {e}"),
+            Err(e) => format!("other: {e}"),
+        }
+    }
+
+    fn names(files: &[(String, Vec<u8>)]) -> Vec<&str> {
+        files.iter().map(|(r, _)| r.as_str()).collect()
+    }
+
+    const REGULAR: tar::EntryType = tar::EntryType::Regular;
+
+    /// A tarball member: path, bytes, type.
+    type Member<'a> = (&'a str, &'a [u8], tar::EntryType);
+
+    #[test]
+    fn every_refusal_names_the_member_and_why() {
+        let cases: [(&[Member], &str); 6] = [
+            (
+                &[("a/../../x.sh", b"x", REGULAR)],
+                "refused: t: archive member \"a/../../x.sh\" escapes the skill folder",
+            ),
+            (
+                &[("SKILL.md", b"", tar::EntryType::Symlink)],
+                "refused: t: archive member \"SKILL.md\" is a link; links are refused",
+            ),
+            (
+                &[("SKILL.md", b"", tar::EntryType::Link)],
+                "refused: t: archive member \"SKILL.md\" is a link; links are refused",
+            ),
+            (
+                &[("pipe", b"", tar::EntryType::Fifo)],
+                "refused: t: archive member \"pipe\" is not a regular file",
+            ),
+            (
+                &[("dev", b"", tar::EntryType::Char)],
+                "refused: t: archive member \"dev\" is not a regular file",
+            ),
+            (
+                &[("SKILL.md", b"1", REGULAR), ("./SKILL.md", b"2", REGULAR)],
+                "refused: t: archive member \"SKILL.md\" appears twice",
+            ),
+        ];
+        for (entries, want) in cases {
+            assert_eq!(message(unpack(&targz(entries), "t")), want);
+        }
+        assert_eq!(
+            message(unpack(b"junk", "t")),
+            "invalid: t: not a gzip archive"
+        );
+        assert_eq!(
+            message(unpack(&[0x1f], "t")),
+            "invalid: t: not a gzip archive"
+        );
+        let cut = targz(&[("SKILL.md", &[7u8; 4000], REGULAR)]);
+        assert!(
+            message(unpack(&cut[..cut.len() / 2], "t"))
+                .starts_with("invalid: t: malformed archive (")
+        );
+    }
+
+    #[test]
+    fn folders_and_pax_headers_are_passed_over_and_contents_kept() {
+        let bytes = targz(&[
+            ("top/", b"", tar::EntryType::Directory),
+            ("pax", b"", tar::EntryType::XHeader),
+            ("pax-global", b"", tar::EntryType::XGlobalHeader),
+            ("top/SKILL.md", b"skill", REGULAR),
+            ("top/scripts/run.sh", b"run", tar::EntryType::Continuous),
+        ]);
+        let Ok(files) = unpack(&bytes, "t") else {
+            panic!("unpack")
+        };
+        assert_eq!(
+            files,
+            [
+                ("SKILL.md".to_string(), b"skill".to_vec()),
+                ("scripts/run.sh".to_string(), b"run".to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_top_folder_is_stripped_only_when_it_holds_everything_and_there_is_no_root_skill() {
+        let strip = |paths: &[&str]| -> Vec<String> {
+            strip_top_folder(paths.iter().map(|p| (p.to_string(), Vec::new())).collect())
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect()
+        };
+        assert_eq!(strip(&["t/SKILL.md", "t/a/b.md"]), ["SKILL.md", "a/b.md"]);
+        assert_eq!(strip(&["SKILL.md", "t/b.md"]), ["SKILL.md", "t/b.md"]);
+        assert_eq!(strip(&["t/SKILL.md", "u/b.md"]), ["t/SKILL.md", "u/b.md"]);
+        assert_eq!(strip(&["t/SKILL.md", "tb.md"]), ["t/SKILL.md", "tb.md"]);
+        assert_eq!(
+            strip(&["README.md", "t/SKILL.md"]),
+            ["README.md", "t/SKILL.md"]
+        );
+        assert_eq!(strip(&["t/x/SKILL.md"]), ["x/SKILL.md"]);
+        assert!(strip(&[]).is_empty());
+    }
+
+    #[test]
+    fn five_hundred_files_unpack_and_one_more_is_refused() {
+        let paths: Vec<String> = (0..=MAX_FILES).map(|i| format!("f{i}")).collect();
+        let entries: Vec<(&str, &[u8], tar::EntryType)> = paths
+            .iter()
+            .map(|p| (p.as_str(), &b"x"[..], REGULAR))
+            .collect();
+        let within = unpack(&targz(&entries[..MAX_FILES]), "t");
+        assert_eq!(message(within), "unpacked 500 files");
+        assert_eq!(
+            message(unpack(&targz(&entries), "t")),
+            "refused: t: more than 500 files"
+        );
+        let zipped: Vec<(&str, &[u8])> = paths.iter().map(|p| (p.as_str(), &b"x"[..])).collect();
+        assert_eq!(
+            message(unpack(&zip(&zipped[..MAX_FILES]), "t")),
+            "unpacked 500 files"
+        );
+        assert_eq!(
+            message(unpack(&zip(&zipped), "t")),
+            "refused: t: more than 500 files"
+        );
+    }
+
+    #[test]
+    fn the_byte_limit_counts_what_is_unpacked_up_to_the_last_byte() {
+        let limit = MAX_TOTAL_BYTES as usize;
+        let at_limit = vec![0u8; limit];
+        let files = unpack(
+            &targz(&[
+                ("SKILL.md", b"ab", REGULAR),
+                ("big", &at_limit[2..], REGULAR),
+            ]),
+            "t",
+        );
+        assert_eq!(message(files), "unpacked 2 files");
+        let over = targz(&[
+            ("SKILL.md", b"abc", REGULAR),
+            ("big", &at_limit[2..], REGULAR),
+        ]);
+        assert_eq!(
+            message(unpack(&over, "t")),
+            "too large: t is larger than the limit of 33554432 bytes"
+        );
+        let zipped = zip(&[("SKILL.md", b"abc"), ("big", &at_limit[2..])]);
+        assert_eq!(
+            message(unpack(&zipped, "t")),
+            "too large: t is larger than the limit of 33554432 bytes"
+        );
+    }
+
+    /// A zip of one member whose central directory records the Unix `mode` (file type bits
+    /// included, which the writer would not set).
+    fn zip_with_mode(mode: u32) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default().unix_permissions(0o644);
+        writer.start_file("SKILL.md", options).unwrap_or_default();
+        std::io::Write::write_all(&mut writer, b"s").unwrap_or_default();
+        let mut bytes = writer.finish().map(|c| c.into_inner()).unwrap_or_default();
+        let Some(at) = bytes.windows(4).position(|w| w == b"PK\x01\x02") else {
+            panic!("no central directory")
+        };
+        // Made by Unix, and the external attributes' high half is the mode.
+        bytes[at + 5] = 3;
+        bytes[at + 38..at + 42].copy_from_slice(&(mode << 16).to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn zip_members_are_judged_by_their_recorded_type() {
+        assert_eq!(
+            message(unpack(&zip_with_mode(0o100644), "t")),
+            "unpacked 1 files"
+        );
+        assert_eq!(
+            message(unpack(&zip_with_mode(0o644), "t")),
+            "unpacked 1 files"
+        );
+        assert_eq!(
+            message(unpack(&zip_with_mode(0o010644), "t")),
+            "refused: t: archive member \"SKILL.md\" is not a regular file"
+        );
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        writer
+            .add_symlink("SKILL.md", "/etc/passwd", options)
+            .unwrap_or_default();
+        let link = writer.finish().map(|c| c.into_inner()).unwrap_or_default();
+        assert_eq!(
+            message(unpack(&link, "t")),
+            "refused: t: archive member \"SKILL.md\" is a link; links are refused"
+        );
+        let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        writer.add_directory("top/", options).unwrap_or_default();
+        writer
+            .start_file("top/SKILL.md", options)
+            .unwrap_or_default();
+        let with_dir = writer.finish().map(|c| c.into_inner()).unwrap_or_default();
+        let Ok(files) = unpack(&with_dir, "t") else {
+            panic!("zip with a folder")
+        };
+        assert_eq!(names(&files), ["SKILL.md"]);
+        let empty = zip(&[]);
+        assert!(empty.starts_with(b"PK\x05\x06"));
+        assert_eq!(message(unpack(&empty, "t")), "unpacked 0 files");
+    }
 }

@@ -217,4 +217,160 @@ mod tests {
         let one = digest([("SKILL.md", &b"hi"[..])].into_iter());
         assert_eq!(one.len(), 64);
     }
+
+    fn bundle(files: &[(&str, &[u8])]) -> Bundle {
+        let mut b = caution_bundle(Trust::Community);
+        b.files = files
+            .iter()
+            .map(|(r, d)| (r.to_string(), d.to_vec()))
+            .collect();
+        b
+    }
+
+    fn verdict(b: &Bundle) -> String {
+        match b.validate() {
+            Ok(()) => "ok".into(),
+            Err(e @ HubError::Refused(_)) => format!("refused: {e}"),
+            Err(e @ HubError::Invalid(_)) => format!("invalid: {e}"),
+            Err(e @ HubError::TooLarge { .. }) => format!("too large: {e}"),
+            Err(e) => format!("other: {e}"),
+        }
+    }
+
+    #[test]
+    fn validation_names_what_is_wrong() {
+        assert_eq!(
+            verdict(&bundle(&[("SKILL.md", b"s"), ("a/b.md", b"")])),
+            "ok"
+        );
+        assert_eq!(
+            verdict(&bundle(&[("README.md", b"r")])),
+            "invalid: acme/skills/netrc-reader: the skill has no SKILL.md"
+        );
+        assert_eq!(
+            verdict(&bundle(&[("SKILL.md", b"s"), ("a//b.md", b"")])),
+            "refused: unsafe file path \"a//b.md\""
+        );
+        assert_eq!(
+            verdict(&bundle(&[("SKILL.md", b"s"), ("../b.md", b"")])),
+            "refused: unsafe file path \"../b.md\""
+        );
+        let mut named = bundle(&[("SKILL.md", b"s")]);
+        named.name = "../up".into();
+        assert_eq!(verdict(&named), "refused: unsafe skill name \"../up\"");
+    }
+
+    #[test]
+    fn the_limits_hold_at_their_last_unit() {
+        let names: Vec<String> = (0..MAX_FILES).map(|i| format!("f{i}")).collect();
+        let mut files: Vec<(&str, &[u8])> = vec![("SKILL.md", b"s")];
+        files.extend(
+            names
+                .iter()
+                .take(MAX_FILES - 1)
+                .map(|n| (n.as_str(), &b""[..])),
+        );
+        assert_eq!(verdict(&bundle(&files)), "ok");
+        files.push((names[MAX_FILES - 1].as_str(), b""));
+        assert_eq!(
+            verdict(&bundle(&files)),
+            "refused: acme/skills/netrc-reader: 501 files, more than the limit of 500"
+        );
+        let big = vec![0u8; MAX_TOTAL_BYTES as usize];
+        assert_eq!(
+            verdict(&bundle(&[("SKILL.md", b"s"), ("big", &big[1..])])),
+            "ok"
+        );
+        assert_eq!(
+            verdict(&bundle(&[("SKILL.md", b"st"), ("big", &big[1..])])),
+            "too large: acme/skills/netrc-reader is larger than the limit of 33554432 bytes"
+        );
+    }
+
+    #[test]
+    fn names_are_one_safe_component() {
+        let long = "n".repeat(128);
+        for good in ["tidy-logs", "a", "x.y", long.as_str()] {
+            assert!(validate_name(good).is_ok(), "{good}");
+        }
+        let longer = "n".repeat(129);
+        for bad in [
+            "",
+            ".",
+            "..",
+            ".hidden",
+            "a/b",
+            "a\\b",
+            "a\0b",
+            longer.as_str(),
+        ] {
+            assert!(validate_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn more_paths() {
+        assert_eq!(normalize_path("./a/.//b").ok().as_deref(), Some("a/b"));
+        assert_eq!(normalize_path("ab:/c").ok().as_deref(), Some("ab:/c"));
+        assert_eq!(normalize_path("a:b").ok().as_deref(), Some("a:b"));
+        for bad in ["\\x", "a\0b", "c:\\x", "a/..", "./"] {
+            assert!(normalize_path(bad).is_err(), "{bad:?}");
+        }
+        let Err(e) = normalize_path("/x") else {
+            panic!("absolute")
+        };
+        assert_eq!(e.to_string(), "unsafe file path \"/x\"");
+    }
+
+    #[test]
+    fn hashes_are_pinned() {
+        assert_eq!(
+            digest([("SKILL.md", &b"hi"[..])].into_iter()),
+            "d8b823976453f5084c8ea07ac07bfa77d31b2c4f2244bac323127fe9e02973d6"
+        );
+        let b = bundle(&[("a-b/x", b"1"), ("SKILL.md", b"s"), ("a/x", b"2")]);
+        let full = "ee7d36fae503d34bbb5279dd4d3120039b4233bcef8c3e13833454c2d071cc12";
+        assert_eq!(b.full_hash(), format!("sha256:{full}"));
+        assert_eq!(short_hash(full), "sha256:ee7d36fae503d34b");
+        assert_eq!(short_hash("abc"), "sha256:abc");
+        assert_eq!(hex(&[0, 15, 255]), "000fff");
+        assert_eq!(b.file("a/x"), Some(&b"2"[..]));
+        assert_eq!(b.file("a"), None);
+    }
+
+    #[test]
+    fn a_folder_on_disk_hashes_as_its_bundle_and_links_are_not_followed() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let root = dir.path();
+        let write = |rel: &str, bytes: &[u8]| {
+            let path = root.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_default();
+            }
+            std::fs::write(path, bytes).unwrap_or_default();
+        };
+        write("SKILL.md", b"s");
+        write("a/x", b"2");
+        write("a-b/x", b"1");
+        std::os::unix::fs::symlink("/etc/hostname", root.join("link")).unwrap_or_default();
+        let Ok(mut files) = read_tree(root) else {
+            panic!("read")
+        };
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                ("SKILL.md".to_string(), b"s".to_vec()),
+                ("a-b/x".into(), b"1".to_vec()),
+                ("a/x".into(), b"2".to_vec())
+            ]
+        );
+        assert_eq!(
+            dir_digest(root).ok().as_deref(),
+            Some("ee7d36fae503d34bbb5279dd4d3120039b4233bcef8c3e13833454c2d071cc12")
+        );
+        assert!(dir_digest(&root.join("absent")).is_err());
+    }
 }

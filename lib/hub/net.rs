@@ -48,9 +48,14 @@ pub enum AllowPrivate {
 
 impl AllowPrivate {
     pub fn from_env() -> AllowPrivate {
-        match std::env::var(ALLOW_PRIVATE_VAR) {
-            Ok(v) if v.trim() == "1" => AllowPrivate::All,
-            Ok(v) if !v.trim().is_empty() && v.trim() != "0" => AllowPrivate::Only(
+        AllowPrivate::parse(std::env::var(ALLOW_PRIVATE_VAR).ok().as_deref())
+    }
+
+    /// The setting a value of `HERMES_HUB_ALLOW_PRIVATE` gives (unset, empty or `0`: none).
+    pub fn parse(value: Option<&str>) -> AllowPrivate {
+        match value.map(str::trim) {
+            Some("1") => AllowPrivate::All,
+            Some(v) if !v.is_empty() && v != "0" => AllowPrivate::Only(
                 v.split(',')
                     .map(|a| a.trim().to_ascii_lowercase())
                     .filter(|a| !a.is_empty())
@@ -317,8 +322,17 @@ fn describe(e: &reqwest::Error) -> String {
     parts.join(": ")
 }
 
+/// The cloud metadata services: 169.254.169.254 in any IPv6 spelling of it, and AWS's IPv6
+/// endpoint `fd00:ec2::254`.
 fn is_metadata(ip: IpAddr) -> bool {
-    ip == IpAddr::V4(Ipv4Addr::new(169, 254, 169, 254))
+    const V4: Ipv4Addr = Ipv4Addr::new(169, 254, 169, 254);
+    match ip {
+        IpAddr::V4(v4) => v4 == V4,
+        IpAddr::V6(v6) => {
+            v6.to_ipv4_mapped() == Some(V4)
+                || v6 == Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254)
+        }
+    }
 }
 
 /// Loopback, private, link-local, shared (CGNAT), unspecified, broadcast, multicast,
@@ -396,5 +410,346 @@ mod tests {
         assert!(matches!(err, Err(HubError::Private { .. })), "{err:?}");
         let err = net.get("file:///etc/passwd", &[]);
         assert!(matches!(err, Err(HubError::Refused(_))), "{err:?}");
+    }
+
+    /// Serves `responses` (raw HTTP, one per connection) on a loopback port; the handle gives
+    /// back each request's head as received.
+    fn serve(responses: Vec<String>) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+        use std::io::Write;
+        let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+            panic!("bind")
+        };
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let handle = std::thread::spawn(move || {
+            let mut heads = Vec::new();
+            for response in responses {
+                let Ok((mut stream, _)) = listener.accept() else {
+                    break;
+                };
+                let mut got = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                heads.push(String::from_utf8_lossy(&got).into_owned());
+                let _ = stream.write_all(response.as_bytes());
+            }
+            heads
+        });
+        (port, handle)
+    }
+
+    fn reply(status: &str, headers: &[&str], body: &str) -> String {
+        let mut text = format!("HTTP/1.1 {status}\r\nConnection: close\r\n");
+        for h in headers {
+            text.push_str(h);
+            text.push_str("\r\n");
+        }
+        format!("{text}Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    /// A client that may reach only `127.0.0.1:port`, reading at most `max` bytes.
+    fn net_for(port: u16, max: u64) -> Net {
+        let allow = AllowPrivate::Only(vec![format!("127.0.0.1:{port}")]);
+        match Net::with(Duration::from_secs(5), allow, max) {
+            Ok(net) => net,
+            Err(e) => panic!("client: {e}"),
+        }
+    }
+
+    fn message<T: std::fmt::Debug>(r: Result<T, HubError>) -> String {
+        match r {
+            Ok(v) => format!("ok: {v:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_response_comes_back_whole_with_the_request_headers_sent() {
+        let (port, server) = serve(vec![reply("200 OK", &["X-Kind: skill"], "hello")]);
+        let net = net_for(port, 1024);
+        let url = format!("http://127.0.0.1:{port}/a");
+        let Ok(response) = net.get(&url, &[("Authorization", "token t1".into())]) else {
+            panic!("get")
+        };
+        assert_eq!(response.status, 200);
+        assert!(response.ok());
+        assert_eq!(response.url, url);
+        assert_eq!(response.header("x-kind"), Some("skill"));
+        assert_eq!(response.header("x-none"), None);
+        assert_eq!(response.text().ok().as_deref(), Some("hello"));
+        assert_eq!(
+            message(response.json()),
+            format!("{url}: not JSON (expected value at line 1 column 1)")
+        );
+        assert_eq!(net.max_bytes(), 1024);
+        let heads = server.join().unwrap_or_default();
+        let head = heads[0].to_ascii_lowercase();
+        assert!(head.starts_with("get /a http/1.1\r\n"), "{head}");
+        assert!(head.contains("\r\nauthorization: token t1\r\n"), "{head}");
+        let agent = format!(
+            "\r\nuser-agent: hermes-loop/{}\r\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(head.contains(&agent), "{head}");
+    }
+
+    #[test]
+    fn statuses_are_answers_not_errors_and_ok_means_2xx() {
+        let (port, server) = serve(vec![reply("404 Not Found", &[], "gone")]);
+        let response = net_for(port, 1024).get(&format!("http://127.0.0.1:{port}/x"), &[]);
+        assert_eq!(
+            response.as_ref().map(|r| (r.status, r.ok())).ok(),
+            Some((404, false))
+        );
+        let _ = server.join();
+        let at = |status: u16| Response {
+            status,
+            url: String::new(),
+            headers: Default::default(),
+            body: vec![0xff],
+        };
+        let oks: Vec<bool> = [199, 200, 299, 300].map(|s| at(s).ok()).to_vec();
+        assert_eq!(oks, [false, true, true, false]);
+        assert_eq!(message(at(200).text()), ": not UTF-8 text");
+    }
+
+    #[test]
+    fn redirects_are_followed_five_times_and_no_more() {
+        let hop = |to: &str| reply("302 Found", &[&format!("Location: {to}")], "");
+        let mut five: Vec<String> = (1..=5).map(|i| hop(&format!("/r{i}"))).collect();
+        five.push(reply("200 OK", &[], "end"));
+        let (port, server) = serve(five);
+        let response = net_for(port, 1024).get(&format!("http://127.0.0.1:{port}/r0"), &[]);
+        assert_eq!(
+            response.map(|r| (r.url, r.body)).ok(),
+            Some((format!("http://127.0.0.1:{port}/r5"), b"end".to_vec()))
+        );
+        assert_eq!(server.join().map(|h| h.len()).ok(), Some(6));
+
+        let six: Vec<String> = (1..=6).map(|i| hop(&format!("/r{i}"))).collect();
+        let (port, _server) = serve(six);
+        let url = format!("http://127.0.0.1:{port}/r0");
+        assert_eq!(
+            message(net_for(port, 1024).get(&url, &[])),
+            format!("{url}: more than 5 redirects")
+        );
+    }
+
+    #[test]
+    fn a_redirect_is_checked_like_the_first_url() {
+        let (port, _server) = serve(vec![reply(
+            "301 Moved",
+            &["Location: http://127.0.0.2:9/x"],
+            "",
+        )]);
+        let got = net_for(port, 1024).get(&format!("http://127.0.0.1:{port}/"), &[]);
+        assert_eq!(
+            message(got),
+            "refusing http://127.0.0.2:9/x: 127.0.0.2 is a loopback, private or link-local address (127.0.0.2); set HERMES_HUB_ALLOW_PRIVATE=1 to allow it"
+        );
+        let (port, _server) = serve(vec![reply("307 Temporary Redirect", &[], "")]);
+        let url = format!("http://127.0.0.1:{port}/");
+        assert_eq!(
+            message(net_for(port, 1024).get(&url, &[])),
+            format!("{url}: HTTP 307 without a Location")
+        );
+    }
+
+    #[test]
+    fn a_body_stops_at_the_cap_whether_declared_or_not() {
+        let (port, _server) = serve(vec![reply("200 OK", &[], "0123456789")]);
+        let got = net_for(port, 10).get(&format!("http://127.0.0.1:{port}/"), &[]);
+        assert_eq!(got.map(|r| r.body.len()).ok(), Some(10));
+        let (port, _server) = serve(vec![reply("200 OK", &[], "0123456789A")]);
+        let url = format!("http://127.0.0.1:{port}/");
+        assert_eq!(
+            message(net_for(port, 10).get(&url, &[])),
+            format!("{url} is larger than the limit of 10 bytes")
+        );
+        // No length declared: the body is read up to the cap and refused past it.
+        let chunked = |body: &str| {
+            format!(
+                "HTTP/1.1 200 OK\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+                body.len()
+            )
+        };
+        let (port, _server) = serve(vec![chunked("0123456789A"), chunked("0123456789")]);
+        let net = net_for(port, 10);
+        let url = format!("http://127.0.0.1:{port}/");
+        assert_eq!(
+            message(net.get(&url, &[])),
+            format!("{url} is larger than the limit of 10 bytes")
+        );
+        assert_eq!(
+            net.get(&url, &[]).map(|r| r.body).ok(),
+            Some(b"0123456789".to_vec())
+        );
+    }
+
+    #[test]
+    fn a_silent_server_times_out_and_a_closed_port_is_a_network_error() {
+        let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+            panic!("bind")
+        };
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let held = std::thread::spawn(move || {
+            let accepted = listener.accept();
+            std::thread::sleep(Duration::from_secs(2));
+            drop(accepted);
+        });
+        let allow = AllowPrivate::Only(vec![format!("127.0.0.1:{port}")]);
+        let Ok(net) = Net::with(Duration::from_millis(300), allow, 1024) else {
+            panic!("client")
+        };
+        let url = format!("http://127.0.0.1:{port}/slow");
+        assert_eq!(
+            message(net.get(&url, &[])),
+            format!("{url}: no answer within the timeout")
+        );
+        drop(held);
+
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or(9);
+        let url = format!("http://127.0.0.1:{closed}/");
+        let got = message(net_for(closed, 1024).get(&url, &[]));
+        assert!(
+            got.starts_with(&format!("{url}: error sending request")),
+            "{got}"
+        );
+        assert!(got.contains("Connection refused"), "{got}");
+    }
+
+    #[test]
+    fn a_host_name_is_pinned_to_the_addresses_that_were_checked() {
+        let (port, server) = serve(vec![reply("200 OK", &[], "a"), reply("200 OK", &[], "b")]);
+        let allow = AllowPrivate::Only(vec![format!("localhost:{port}")]);
+        let Ok(net) = Net::with(Duration::from_secs(5), allow, 1024) else {
+            panic!("client")
+        };
+        let url = format!("http://localhost:{port}/");
+        // localhost may resolve to ::1 first, where nobody listens: only the pinning is
+        // asserted, and both requests reach the server through the same client.
+        let first = net.get(&url, &[]).map(|r| r.body);
+        let second = net.get(&url, &[]).map(|r| r.body);
+        let pinned = net.pinned.lock().map(|p| p.len()).unwrap_or(0);
+        assert_eq!(pinned, 1);
+        if first.is_ok() {
+            assert_eq!(
+                (first.ok(), second.ok()),
+                (Some(b"a".to_vec()), Some(b"b".to_vec()))
+            );
+            let _ = server.join();
+        }
+    }
+
+    #[test]
+    fn the_allowance_is_read_from_its_variable() {
+        assert_eq!(AllowPrivate::parse(None), AllowPrivate::None);
+        assert_eq!(AllowPrivate::parse(Some(" ")), AllowPrivate::None);
+        assert_eq!(AllowPrivate::parse(Some("0")), AllowPrivate::None);
+        assert_eq!(AllowPrivate::parse(Some(" 1 ")), AllowPrivate::All);
+        assert_eq!(
+            AllowPrivate::parse(Some("Hub.Local:8080, ,127.0.0.1:9")),
+            AllowPrivate::Only(vec!["hub.local:8080".into(), "127.0.0.1:9".into()])
+        );
+        let url = |u: &str| Url::parse(u).unwrap_or_else(|_| panic!("{u}"));
+        let only = AllowPrivate::Only(vec!["hub.local:80".into(), "10.0.0.1:8443".into()]);
+        assert!(only.allows(&url("http://HUB.local/x")));
+        assert!(!only.allows(&url("https://hub.local/x")));
+        assert!(only.allows(&url("https://10.0.0.1:8443/")));
+        assert!(!only.allows(&url("https://10.0.0.1/")));
+        assert!(AllowPrivate::All.allows(&url("http://10.0.0.1/")));
+        assert!(!AllowPrivate::None.allows(&url("http://10.0.0.1/")));
+    }
+
+    #[test]
+    fn metadata_endpoints_are_refused_even_when_private_addresses_are_allowed() {
+        let Ok(net) = Net::with(Duration::from_secs(1), AllowPrivate::All, 1024) else {
+            panic!("client")
+        };
+        assert_eq!(
+            message(net.get("http://METADATA.google.internal./x", &[])),
+            "refusing http://metadata.google.internal./x: metadata.google.internal. is a loopback, private or link-local address (cloud metadata); set HERMES_HUB_ALLOW_PRIVATE=1 to allow it"
+        );
+        assert!(matches!(
+            net.get("http://metadata.goog/", &[]),
+            Err(HubError::Private { .. })
+        ));
+        assert_eq!(
+            message(net.get("http://169.254.169.254/latest/", &[])),
+            "refusing http://169.254.169.254/latest/: 169.254.169.254 is a loopback, private or link-local address (169.254.169.254); set HERMES_HUB_ALLOW_PRIVATE=1 to allow it"
+        );
+        assert_eq!(
+            message(net.get("ftp://example.com/x", &[])),
+            "refusing ftp://example.com/x: only http and https URLs are fetched"
+        );
+        assert_eq!(
+            message(net.get("not a url", &[])),
+            "not a url: not a URL (relative URL without a base)"
+        );
+        // The same address spelled as IPv6, and AWS's IPv6 endpoint.
+        for url in [
+            "http://[::ffff:169.254.169.254]/",
+            "http://[fd00:ec2::254]/",
+        ] {
+            let refused = net.get(url, &[]);
+            assert!(
+                matches!(refused, Err(HubError::Private { .. })),
+                "{refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_edges_of_each_internal_range() {
+        let internal = [
+            "172.31.255.255",
+            "100.127.255.255",
+            "198.18.0.1",
+            "198.19.255.255",
+            "240.0.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+            "192.0.2.1",
+            "0.1.2.3",
+            "169.254.1.1",
+            "::",
+            "ff02::1",
+            "fc00::1",
+            "febf::1",
+            "64:ff9b::",
+        ];
+        let public = [
+            "172.32.0.1",
+            "100.63.255.255",
+            "100.128.0.1",
+            "198.17.255.255",
+            "198.20.0.1",
+            "223.255.255.255",
+            "1.0.0.1",
+            "fec0::1",
+            "fb00::1",
+            "64:ff9b::1",
+            "::ffff:8.8.8.8",
+        ];
+        let parse = |ip: &str| ip.parse::<IpAddr>().unwrap_or_else(|_| panic!("{ip}"));
+        for ip in internal {
+            assert!(is_internal(parse(ip)), "{ip} is internal");
+        }
+        for ip in public {
+            assert!(!is_internal(parse(ip)), "{ip} is public");
+        }
+        assert!(is_metadata(parse("169.254.169.254")));
+        assert!(is_metadata(parse("::ffff:169.254.169.254")));
+        assert!(is_metadata(parse("fd00:ec2::254")));
+        assert!(!is_metadata(parse("169.254.169.253")));
+        assert!(!is_metadata(parse("::ffff:169.254.169.253")));
+        assert!(!is_metadata(parse("fd00:ec2::253")));
     }
 }
