@@ -345,4 +345,182 @@ mod tests {
         assert_eq!(b[0].skills, ["x", "y"]);
         assert_eq!(b[0].description, "Load 2 skills as a bundle");
     }
+
+    use crate::home::Home;
+
+    /// A library with `deploy-helper` (a reference, a script, a required variable nobody
+    /// sets) and `plain-one`.
+    fn library() -> (tempfile::TempDir, Library) {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let skill = dir.path().join("skills/ops/deploy-helper");
+        let write = |rel: &str, text: &str| {
+            let path = skill.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_default();
+            }
+            std::fs::write(path, text).unwrap_or_default();
+        };
+        write(
+            "SKILL.md",
+            "---\nname: Deploy Helper\ndescription: Deploys the app.\nrequired_environment_variables:\n  - name: HL_UNSET_DEPLOY_TOKEN\n    prompt: The deploy token\n---\n# Deploy\n\nRun scripts/deploy.sh.\n",
+        );
+        write("references/guide.md", "guide\n");
+        write("scripts/deploy.sh", "echo deploy\n");
+        let plain = dir.path().join("skills/plain-one");
+        std::fs::create_dir_all(&plain).unwrap_or_default();
+        std::fs::write(
+            plain.join("SKILL.md"),
+            "---\nname: plain-one\ndescription: Plain.\n---\nDo the plain thing.\n",
+        )
+        .unwrap_or_default();
+        let Ok(lib) = Library::open(Home::at(dir.path())) else {
+            panic!("library")
+        };
+        (dir, lib)
+    }
+
+    #[test]
+    fn a_skill_message_carries_the_skill_its_files_and_the_instruction() {
+        let (dir, lib) = library();
+        let Ok((message, loaded)) = skill_message(&lib, "Deploy Helper", "  ship v2  ") else {
+            panic!("skill message")
+        };
+        let skill_dir = dir.path().join("skills/ops/deploy-helper");
+        let d = skill_dir.display();
+        let want = format!(
+            "[IMPORTANT: The user has invoked the \"Deploy Helper\" skill, indicating they want you to follow its instructions. The full skill content is loaded below.]\n\n\
+             ---\nname: Deploy Helper\ndescription: Deploys the app.\nrequired_environment_variables:\n  - name: HL_UNSET_DEPLOY_TOKEN\n    prompt: The deploy token\n---\n# Deploy\n\nRun scripts/deploy.sh.\n\n\
+             [Skill directory: {d}]\n\
+             Resolve any relative paths in this skill (e.g. `scripts/foo.js`, `templates/config.yaml`) against that directory, then run them with the terminal tool using the absolute path.\n\n\
+             [Skill setup note: Setup needed before using this skill: missing env $HL_UNSET_DEPLOY_TOKEN.]\n\n\
+             [This skill has supporting files:]\n\
+             - references/guide.md  ->  {d}/references/guide.md\n\
+             - scripts/deploy.sh  ->  {d}/scripts/deploy.sh\n\n\
+             Load any of these with skill_view(name=\"Deploy Helper\", file_path=\"<path>\"), or run scripts directly by absolute path (e.g. `node {d}/scripts/foo.js`).\n\n\
+             {INSTRUCTION_MARKER}ship v2"
+        );
+        assert_eq!(message, want);
+        assert_eq!(loaded.name, "Deploy Helper");
+        assert_eq!(loaded.missing_env, ["HL_UNSET_DEPLOY_TOKEN"]);
+        assert_eq!(extract_instruction(&message).as_deref(), Some("ship v2"));
+    }
+
+    #[test]
+    fn a_plain_skill_has_no_notes_and_no_instruction_line() {
+        let (dir, lib) = library();
+        let Ok((message, loaded)) = skill_message(&lib, "plain-one", " ") else {
+            panic!("skill message")
+        };
+        let d = dir.path().join("skills/plain-one");
+        assert_eq!(
+            message,
+            format!(
+                "[IMPORTANT: The user has invoked the \"plain-one\" skill, indicating they want you to follow its instructions. The full skill content is loaded below.]\n\n\
+                 ---\nname: plain-one\ndescription: Plain.\n---\nDo the plain thing.\n\n\
+                 [Skill directory: {}]\n\
+                 Resolve any relative paths in this skill (e.g. `scripts/foo.js`, `templates/config.yaml`) against that directory, then run them with the terminal tool using the absolute path.",
+                d.display()
+            )
+        );
+        assert!(loaded.missing_env.is_empty());
+        assert!(skill_message(&lib, "no-such-skill", "").is_err());
+    }
+
+    #[test]
+    fn a_bundle_message_lists_what_loaded_and_what_did_not() {
+        let (_dir, lib) = library();
+        let bundle = Bundle {
+            name: "Ops Kit".into(),
+            slug: "ops-kit".into(),
+            skills: vec!["plain-one".into(), "ghost".into()],
+            description: String::new(),
+            instruction: Some("Be careful.".into()),
+        };
+        let (message, loaded) = bundle_message(&lib, &bundle, " go ");
+        assert_eq!(loaded.len(), 1);
+        let head = "[IMPORTANT: The user has invoked the \"Ops Kit\" skill bundle, loading 1 skills together. Treat every skill below as active guidance for this turn.]\n\n\
+             Bundle: Ops Kit\nSkills loaded: plain-one\nSkills missing (skipped): ghost\n\n\
+             Bundle instruction: Be careful.\n\nUser instruction: go\n\n\
+             [Loaded as part of the \"Ops Kit\" skill bundle.]\n\n---\nname: plain-one";
+        assert!(message.starts_with(head), "{message}");
+        assert_eq!(extract_instruction(&message).as_deref(), Some("go"));
+        let quiet = Bundle {
+            instruction: None,
+            skills: vec!["plain-one".into()],
+            ..bundle
+        };
+        let (message, _) = bundle_message(&lib, &quiet, "");
+        assert!(
+            message.starts_with(
+                "[IMPORTANT: The user has invoked the \"Ops Kit\" skill bundle, loading 1 skills together. Treat every skill below as active guidance for this turn.]\n\nBundle: Ops Kit\nSkills loaded: plain-one\n\n[Loaded"
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn skill_commands_never_shadow_builtins_and_the_first_skill_wins_a_slug() {
+        let (_dir, lib) = library();
+        let commands = skill_commands(&lib, &["plain-one"]);
+        assert_eq!(
+            commands.into_iter().collect::<Vec<_>>(),
+            [("deploy-helper".to_string(), "Deploy Helper".to_string())]
+        );
+        assert_eq!(skill_commands(&lib, &[]).len(), 2);
+    }
+
+    #[test]
+    fn bundle_files_give_name_description_and_instruction() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let write = |name: &str, text: &str| {
+            std::fs::write(dir.path().join(name), text).unwrap_or_default();
+        };
+        write(
+            "b-kit.yaml",
+            "skills: [x]\ndescription: The kit.\ninstruction: ' '\n",
+        );
+        write("a.yml", "name: Second\nskills: [y]\ninstruction: Do it.\n");
+        write("c.txt", "name: ignored\nskills: [z]\n");
+        write("d.yaml", "name: '!!!'\nskills: [z]\n");
+        write("e.yaml", "- not a map\n");
+        write("f.yaml", "name: ' '\nskills: [w]\n");
+        let found = bundles(dir.path());
+        let summary: Vec<(&str, &str, &str, Option<&str>)> = found
+            .iter()
+            .map(|b| {
+                (
+                    b.name.as_str(),
+                    b.slug.as_str(),
+                    b.description.as_str(),
+                    b.instruction.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("b-kit", "b-kit", "The kit.", None),
+                ("f", "f", "Load 1 skills as a bundle", None),
+                (
+                    "Second",
+                    "second",
+                    "Load 1 skills as a bundle",
+                    Some("Do it.")
+                )
+            ]
+        );
+        assert!(bundles(&dir.path().join("absent")).is_empty());
+    }
+
+    #[test]
+    fn more_slugs() {
+        assert_eq!(slug("A_B c"), "a-b-c");
+        assert_eq!(slug("Ünïcode 2"), "ncode-2");
+        assert_eq!(slug("- -"), "");
+        assert_eq!(slug("a - b"), "a-b");
+    }
 }

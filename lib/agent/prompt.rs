@@ -338,4 +338,277 @@ mod tests {
         assert!(truncated);
         assert!(text.contains("[...truncated 12000 characters"));
     }
+
+    fn tools(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn temp() -> tempfile::TempDir {
+        match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(e) => panic!("temp dir: {e}"),
+        }
+    }
+
+    fn write(path: &Path, text: &str) {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_default();
+        }
+        std::fs::write(path, text).unwrap_or_default();
+    }
+
+    #[test]
+    fn the_tiers_come_in_hermess_order_each_piece_once() {
+        let home = temp();
+        let all = tools(&[
+            "memory",
+            "session_search",
+            "skill_manage",
+            "skill_view",
+            "terminal",
+        ]);
+        let mut given = inputs(home.path(), home.path(), &all);
+        given.skills_index = "<available_skills>\n  ops: x\n</available_skills>\n".into();
+        given.skills_count = 4;
+        given.memory_block = "MEMORY\nlikes tea\n".into();
+        given.memory_chars = 9;
+        given.user_chars = 3;
+        given.provider_block = "  PROVIDER BLOCK  ".into();
+        let (prompt, loaded) = build(&given);
+        let want = [
+            DEFAULT_IDENTITY.to_string(),
+            HELP_GUIDANCE.into(),
+            TASK_COMPLETION.into(),
+            PARALLEL_TOOLS.into(),
+            format!("{MEMORY_GUIDANCE} {SESSION_SEARCH_GUIDANCE} {SKILLS_GUIDANCE}"),
+            "<available_skills>\n  ops: x\n</available_skills>".into(),
+            environment(home.path()),
+            CLI_HINT.into(),
+            "MEMORY\nlikes tea".into(),
+            "PROVIDER BLOCK".into(),
+            "Conversation started: Tuesday, December 01, 2026\nModel: fake-model\nProvider: custom"
+                .into(),
+        ]
+        .join("\n\n");
+        assert_eq!(prompt, want);
+        assert_eq!(
+            loaded,
+            Loaded {
+                memory_chars: 9,
+                user_chars: 3,
+                skills: 4,
+                context_files: Vec::new(),
+                soul: false,
+            }
+        );
+    }
+
+    #[test]
+    fn guidance_is_given_only_for_the_tools_present() {
+        let home = temp();
+        let prompt_with = |names: &[&str]| {
+            let t = tools(names);
+            build(&inputs(home.path(), home.path(), &t)).0
+        };
+        let none = prompt_with(&[]);
+        for text in [
+            TASK_COMPLETION,
+            PARALLEL_TOOLS,
+            MEMORY_GUIDANCE,
+            SKILLS_GUIDANCE,
+        ] {
+            assert!(!none.contains(text));
+        }
+        let memory = prompt_with(&["memory"]);
+        assert!(memory.contains(&format!("{PARALLEL_TOOLS}\n\n{MEMORY_GUIDANCE}\n\n")));
+        assert!(!memory.contains(SESSION_SEARCH_GUIDANCE));
+        let two = prompt_with(&["session_search", "skill_manage"]);
+        assert!(two.contains(&format!(
+            "\n\n{SESSION_SEARCH_GUIDANCE} {SKILLS_GUIDANCE}\n\n"
+        )));
+        assert!(!two.contains(MEMORY_GUIDANCE));
+    }
+
+    #[test]
+    fn the_skills_index_needs_a_skills_tool_and_some_text() {
+        let home = temp();
+        let index = "<available_skills>\n  ops: x\n</available_skills>";
+        let with = |names: &[&str], text: &str| {
+            let t = tools(names);
+            let mut given = inputs(home.path(), home.path(), &t);
+            given.skills_index = text.into();
+            given.skills_count = 2;
+            let (prompt, loaded) = build(&given);
+            (prompt.contains("<available_skills>"), loaded.skills)
+        };
+        assert_eq!(with(&["skills_list"], index), (true, 2));
+        assert_eq!(with(&["skill_view"], index), (true, 2));
+        assert_eq!(with(&["terminal"], index), (false, 0));
+        assert_eq!(with(&["skill_view"], " \n "), (false, 0));
+    }
+
+    #[test]
+    fn ignoring_rules_drops_soul_context_and_memory_but_not_the_provider() {
+        let home = temp();
+        write(&home.path().join("SOUL.md"), "You are Ada.\n");
+        write(&home.path().join("AGENTS.md"), "Run make test.\n");
+        let t = tools(&[]);
+        let mut given = inputs(home.path(), home.path(), &t);
+        given.memory_block = "MEMORY\nx".into();
+        given.memory_chars = 1;
+        given.provider_block = "PROVIDER".into();
+        given.ignore_rules = true;
+        let (prompt, loaded) = build(&given);
+        assert!(prompt.starts_with(DEFAULT_IDENTITY));
+        assert!(!prompt.contains("Ada") && !prompt.contains("make test"));
+        assert!(!prompt.contains("MEMORY"));
+        assert!(prompt.contains("\n\nPROVIDER\n\nConversation started"));
+        assert_eq!(loaded, Loaded::default());
+    }
+
+    #[test]
+    fn a_blank_soul_or_memory_counts_as_none() {
+        let home = temp();
+        write(&home.path().join("SOUL.md"), " \n\n");
+        let t = tools(&[]);
+        let mut given = inputs(home.path(), home.path(), &t);
+        given.memory_block = "\n  \n".into();
+        given.memory_chars = 5;
+        let (prompt, loaded) = build(&given);
+        assert!(prompt.starts_with(&format!("{DEFAULT_IDENTITY}\n\n{HELP_GUIDANCE}\n\n")));
+        assert!(!loaded.soul);
+        assert_eq!(loaded.memory_chars, 0);
+        let long = format!("{}\n", "s".repeat(CONTEXT_FILE_MAX_CHARS + 10));
+        write(&home.path().join("SOUL.md"), &long);
+        let (prompt, loaded) = build(&given);
+        assert!(loaded.soul);
+        let (capped, _) = cap(long.trim(), CONTEXT_FILE_MAX_CHARS);
+        assert!(prompt.starts_with(&format!("{capped}\n\n{HELP_GUIDANCE}")));
+    }
+
+    #[test]
+    fn the_hermes_file_is_looked_for_up_to_the_git_root_and_beats_agents_md() {
+        let root = temp();
+        let repo = root.path().join("repo");
+        let cwd = repo.join("src/deep");
+        std::fs::create_dir_all(repo.join(".git")).unwrap_or_default();
+        std::fs::create_dir_all(&cwd).unwrap_or_default();
+        write(&root.path().join(".hermes.md"), "above the repo\n");
+        write(&cwd.join("AGENTS.md"), "agents here\n");
+        let found = |dir: &Path| project_context(dir);
+        assert_eq!(
+            found(&cwd),
+            Some((
+                "AGENTS.md".into(),
+                cwd.join("AGENTS.md"),
+                "agents here\n".into()
+            ))
+        );
+        write(
+            &repo.join("HERMES.md"),
+            "---\ntitle: x\n---\n\nat the root\n",
+        );
+        assert_eq!(
+            found(&cwd),
+            Some((
+                "HERMES.md".into(),
+                repo.join("HERMES.md"),
+                "at the root\n".into()
+            ))
+        );
+        write(&repo.join("src/.hermes.md"), "nearer\n");
+        assert_eq!(
+            found(&cwd).map(|(n, p, _)| (n, p)),
+            Some((".hermes.md".into(), repo.join("src/.hermes.md")))
+        );
+        // Without a git root only the folder itself is searched.
+        let loose = root.path().join("loose/inner");
+        std::fs::create_dir_all(&loose).unwrap_or_default();
+        write(&root.path().join("loose/.hermes.md"), "parent\n");
+        assert_eq!(found(&loose), None);
+    }
+
+    #[test]
+    fn an_empty_agents_file_gives_way_to_the_next_name() {
+        let dir = temp();
+        write(&dir.path().join("AGENTS.md"), "  \n");
+        write(&dir.path().join("CLAUDE.md"), "claude rules\n");
+        write(&dir.path().join(".cursorrules"), "cursor rules\n");
+        assert_eq!(
+            project_context(dir.path()).map(|(n, _, t)| (n, t)),
+            Some(("CLAUDE.md".into(), "claude rules\n".into()))
+        );
+        let t = tools(&[]);
+        let long = "r".repeat(CONTEXT_FILE_MAX_CHARS + 1);
+        write(&dir.path().join("CLAUDE.md"), &long);
+        let (prompt, loaded) = build(&inputs(dir.path(), dir.path(), &t));
+        assert_eq!(
+            loaded.context_files,
+            [ContextFile {
+                path: dir.path().join("CLAUDE.md").display().to_string(),
+                bytes: CONTEXT_FILE_MAX_CHARS + 1,
+                truncated: true,
+            }]
+        );
+        assert!(prompt.contains(
+            "# Project Context\n\nThe following project context files have been loaded and should be followed:\n\n## CLAUDE.md\n\nrrr"
+        ));
+    }
+
+    #[test]
+    fn front_matter_is_stripped_only_when_it_is_closed() {
+        assert_eq!(strip_front_matter("---\na: b\n---\n\nbody\n"), "body\n");
+        assert_eq!(strip_front_matter("---\na: b\nbody\n"), "---\na: b\nbody\n");
+        assert_eq!(strip_front_matter("body\n---\n"), "body\n---\n");
+    }
+
+    #[test]
+    fn a_cut_keeps_seven_tenths_before_and_two_tenths_after() {
+        assert_eq!(
+            cap("abcdefghij", 5),
+            (
+                "abc\n\n[...truncated 6 characters; read the file for the rest...]\n\nj".into(),
+                true
+            )
+        );
+        assert_eq!(cap("abcde", 5), ("abcde".into(), false));
+        assert_eq!(cap("ééééééé", 6).0.chars().next(), Some('é'));
+    }
+
+    #[test]
+    fn reuse_reads_the_last_model_and_provider_lines() {
+        let prompt = "x\nModel: old\nProvider: p\nModel:  new \nProvider: p";
+        assert!(reusable(prompt, "new", "p"));
+        assert!(!reusable(prompt, "old", "p"));
+        assert!(!reusable(prompt, "new", "q"));
+        assert!(!reusable("Model: new", "new", "p"));
+    }
+
+    #[test]
+    fn the_environment_names_host_home_and_folder() {
+        let dir = temp();
+        let env = environment(dir.path());
+        let lines: Vec<&str> = env.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        assert_eq!(lines[0], format!("Host: Linux ({})", release.trim()));
+        assert_eq!(
+            lines[1],
+            format!(
+                "User home directory: {}",
+                std::env::var("HOME").unwrap_or_default()
+            )
+        );
+        assert_eq!(
+            lines[2],
+            format!("Current working directory: {}", dir.path().display())
+        );
+        assert_eq!(os_name(), "Linux");
+    }
+
+    #[test]
+    fn the_date_line_spells_the_day_out() {
+        let noon = jiff::Timestamp::from_second(1_796_126_400).unwrap_or_default();
+        assert_eq!(date_line(noon), "Tuesday, December 01, 2026");
+    }
 }

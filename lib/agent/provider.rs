@@ -174,8 +174,8 @@ impl Provider {
         if let Err(why) = self.write(&json!({"id": id, "method": method, "params": params})) {
             return Err(self.fail(why));
         }
-        if let Some(v) = self.stray.remove(&id) {
-            return Ok(v);
+        if let Some(reply) = self.stray.remove(&id) {
+            return Ok(answer_of(&reply));
         }
         let deadline = Instant::now() + self.timeout;
         loop {
@@ -189,15 +189,7 @@ impl Provider {
                         }
                         continue;
                     }
-                    if let Some(err) = reply.get("error") {
-                        // A refused request is the provider's answer, not a failure.
-                        let message = err
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("error");
-                        return Ok(json!({"error": message}));
-                    }
-                    return Ok(reply.get("result").cloned().unwrap_or(Value::Null));
+                    return Ok(answer_of(&reply));
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     let secs = self.timeout.as_secs_f64();
@@ -253,6 +245,21 @@ impl Drop for Provider {
     }
 }
 
+/// What a reply says: its `result`, or `{"error": message}` (a refused request is the
+/// provider's answer, not a failure).
+fn answer_of(reply: &Value) -> Value {
+    match reply.get("error") {
+        Some(err) => {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error");
+            json!({"error": message})
+        }
+        None => reply.get("result").cloned().unwrap_or(Value::Null),
+    }
+}
+
 /// A string field of a result object (`{"block": "…"}`), or the result itself when a string.
 pub fn text_of(result: &Value, key: &str) -> String {
     match result {
@@ -262,5 +269,214 @@ pub fn text_of(result: &Value, key: &str) -> String {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string(),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// The fake provider script (testdata/agent/fake-provider.sh).
+    pub(crate) fn script() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/agent/fake-provider.sh")
+    }
+
+    /// config.yaml naming the fake provider `fake`, logging what it is sent to `log`.
+    pub(crate) fn config_for(log: &Path) -> String {
+        format!(
+            "memory:\n  provider: fake\n  providers:\n    fake:\n      command: [sh, '{}', '{}']\n      timeout: 5\n",
+            script().display(),
+            log.display()
+        )
+    }
+
+    /// The lines the fake provider was sent, as JSON.
+    pub(crate) fn sent(log: &Path) -> Vec<Value> {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+            .collect()
+    }
+
+    fn spec_of(home: &Home, yaml: &str) -> Result<Option<ProviderSpec>, String> {
+        let config = match Config::from_bytes(yaml.as_bytes(), &home.root().join("config.yaml")) {
+            Ok(c) => c,
+            Err(e) => panic!("config: {e}"),
+        };
+        spec(home, &config)
+    }
+
+    fn temp() -> tempfile::TempDir {
+        match tempfile::tempdir() {
+            Ok(d) => d,
+            Err(e) => panic!("temp dir: {e}"),
+        }
+    }
+
+    #[test]
+    fn the_spec_comes_from_the_config_or_the_plugin_folder() {
+        let dir = temp();
+        let home = Home::at(dir.path());
+        assert_eq!(spec_of(&home, ""), Ok(None));
+        assert_eq!(spec_of(&home, "memory: {provider: builtin}\n"), Ok(None));
+        let listed = spec_of(
+            &home,
+            "memory:\n  provider: ' mem0 '\n  providers:\n    mem0:\n      command: [python3, '~/p.py', --fast]\n      timeout: 500\n",
+        );
+        let user_home = std::env::var("HOME").unwrap_or_default();
+        assert_eq!(
+            listed,
+            Ok(Some(ProviderSpec {
+                name: "mem0".into(),
+                argv: vec![
+                    "python3".into(),
+                    format!("{user_home}/p.py"),
+                    "--fast".into()
+                ],
+                timeout: Duration::from_secs(120),
+            }))
+        );
+        let split = spec_of(
+            &home,
+            "memory:\n  provider: x\n  providers:\n    x:\n      command: 'run  it'\n      timeout: -1\n",
+        );
+        assert_eq!(
+            split.ok().flatten().map(|s| (s.argv, s.timeout)),
+            Some((
+                vec!["run".to_string(), "it".to_string()],
+                Duration::from_secs(8)
+            ))
+        );
+        assert_eq!(
+            spec_of(
+                &home,
+                "memory:\n  provider: x\n  providers:\n    x:\n      command: ' '\n"
+            ),
+            Err("memory.providers.x.command is empty".into())
+        );
+        let plugin = dir.path().join("plugins/y/provider");
+        assert_eq!(
+            spec_of(&home, "memory: {provider: y}\n"),
+            Err(format!(
+                "memory.provider is 'y' but neither memory.providers.y.command nor {} exists",
+                plugin.display()
+            ))
+        );
+        std::fs::create_dir_all(dir.path().join("plugins/y")).unwrap_or_default();
+        std::fs::write(&plugin, "#!/bin/sh\n").unwrap_or_default();
+        assert_eq!(
+            spec_of(&home, "memory: {provider: y}\n")
+                .ok()
+                .flatten()
+                .map(|s| s.argv),
+            Some(vec![plugin.display().to_string()])
+        );
+    }
+
+    fn fake(log: &Path, timeout: Duration) -> Provider {
+        let spec = ProviderSpec {
+            name: "fake".into(),
+            argv: vec![
+                "sh".into(),
+                script().display().to_string(),
+                log.display().to_string(),
+            ],
+            timeout,
+        };
+        match Provider::start(&spec, &log.with_extension("stderr")) {
+            Ok(p) => p,
+            Err(e) => panic!("start: {e}"),
+        }
+    }
+
+    #[test]
+    fn requests_are_answered_by_id_and_notifications_are_not() {
+        let dir = temp();
+        let log = dir.path().join("sent.jsonl");
+        let mut p = fake(&log, Duration::from_secs(5));
+        assert_eq!(
+            p.request("prefetch", json!({"query": "q"})),
+            Ok(json!({"context": "The user likes tea."}))
+        );
+        assert_eq!(p.notify("sync_turn", json!({"user": "u"})), None);
+        assert_eq!(
+            p.request("refuse", json!({})),
+            Ok(json!({"error": "not today"}))
+        );
+        assert_eq!(p.request("stray", json!({})), Ok(json!("on time")));
+        // The early answer to the next id is kept and given to that request.
+        assert_eq!(p.request("unknown", json!({})), Ok(json!("late")));
+        p.shutdown();
+        assert_eq!(
+            sent(&log),
+            [
+                json!({"id": 1, "method": "prefetch", "params": {"query": "q"}}),
+                json!({"method": "sync_turn", "params": {"user": "u"}}),
+                json!({"id": 2, "method": "refuse", "params": {}}),
+                json!({"id": 3, "method": "stray", "params": {}}),
+                json!({"id": 4, "method": "unknown", "params": {}}),
+                json!({"id": 5, "method": "shutdown", "params": {}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_silent_provider_is_dropped_once_with_a_notice() {
+        let dir = temp();
+        let log = dir.path().join("sent.jsonl");
+        let mut p = fake(&log, Duration::from_millis(300));
+        assert_eq!(
+            p.request("slow", json!({})),
+            Err(Some(
+                "memory provider fake did not answer slow within 0.3 s; going on without it".into()
+            ))
+        );
+        assert!(!p.alive());
+        assert_eq!(
+            p.failed.as_deref(),
+            Some("did not answer slow within 0.3 s")
+        );
+        assert_eq!(p.request("prefetch", json!({})), Err(None));
+        assert_eq!(p.notify("sync_turn", json!({})), None);
+        p.shutdown();
+        assert_eq!(sent(&log).len(), 1);
+    }
+
+    #[test]
+    fn a_provider_that_exits_is_dropped_and_says_how() {
+        let dir = temp();
+        let log = dir.path().join("sent.jsonl");
+        let mut p = fake(&log, Duration::from_secs(5));
+        let Err(Some(notice)) = p.request("die", json!({})) else {
+            panic!("the provider answered")
+        };
+        assert!(
+            notice == "memory provider fake exited (exit status: 3); going on without it"
+                || notice == "memory provider fake closed its output; going on without it",
+            "{notice}"
+        );
+        assert!(!p.alive());
+        let spec = ProviderSpec {
+            name: "nope".into(),
+            argv: vec!["/nonexistent/provider".into()],
+            timeout: Duration::from_secs(1),
+        };
+        let Err(e) = Provider::start(&spec, &log) else {
+            panic!("started nothing")
+        };
+        assert!(
+            e.starts_with("cannot start memory provider nope (/nonexistent/provider): "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn text_is_a_string_result_or_its_field() {
+        assert_eq!(text_of(&json!("plain"), "block"), "plain");
+        assert_eq!(text_of(&json!({"block": "b"}), "block"), "b");
+        assert_eq!(text_of(&json!({"block": 1}), "block"), "");
+        assert_eq!(text_of(&Value::Null, "block"), "");
     }
 }

@@ -140,12 +140,11 @@ pub fn hand_off(
         });
     };
     let mut command = Command::new(program);
-    command.arg("--home").arg(home).arg(&input);
-    if !due.memory {
-        command.arg("--skills");
-    } else if !due.skills {
-        command.arg("--memory");
-    }
+    command
+        .arg("--home")
+        .arg(home)
+        .arg(&input)
+        .args(kind_flags(due));
     command.stdin(Stdio::null());
     if capture_output {
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -165,6 +164,15 @@ pub fn hand_off(
                 "hermes-review could not start ({e}); the conversation waits for it"
             )),
         }),
+    }
+}
+
+/// The flag that narrows a review to the kind that is due (none when both are).
+fn kind_flags(due: Due) -> &'static [&'static str] {
+    match (due.memory, due.skills) {
+        (false, _) => &["--skills"],
+        (true, false) => &["--memory"],
+        (true, true) => &[],
     }
 }
 
@@ -272,6 +280,109 @@ mod tests {
         assert_eq!(
             summary_line(out).as_deref(),
             Some("💾 Self-improvement review: Memory updated")
+        );
+    }
+
+    #[test]
+    fn nothing_is_counted_without_the_tool_or_the_interval() {
+        let mut c = counters(2, 2);
+        assert!(!c.start_turn(false));
+        assert!(!c.start_turn(false));
+        assert_eq!(c.turns_since_memory, 0);
+        assert!(!c.start_turn(true));
+        assert!(c.start_turn(true));
+        let mut off = counters(0, 0);
+        assert!(!off.start_turn(true));
+        assert_eq!(off.turns_since_memory, 0);
+        let mut c = counters(2, 1);
+        c.tool_iteration();
+        assert!(!c.end_turn(false));
+        assert_eq!(c.iterations_since_skill, 1);
+        c.skills_used();
+        assert!(!c.end_turn(true));
+        c.tool_iteration();
+        c.tool_iteration();
+        assert!(c.end_turn(true));
+    }
+
+    #[test]
+    fn a_resume_keeps_a_count_already_going_and_ignores_a_zero_interval() {
+        let history: Vec<Message> = (0..3).map(|i| Message::user(format!("q{i}"))).collect();
+        let mut c = counters(10, 10);
+        c.turns_since_memory = 1;
+        c.hydrate(&history, 10);
+        assert_eq!(c.turns_since_memory, 1);
+        let mut off = counters(0, 10);
+        off.hydrate(&history, 0);
+        assert_eq!(off.turns_since_memory, 0);
+        let mut mixed = counters(2, 10);
+        let with_answers: Vec<Message> = history
+            .iter()
+            .cloned()
+            .chain([Message::assistant("a")])
+            .collect();
+        mixed.hydrate(&with_answers, 2);
+        assert_eq!(mixed.turns_since_memory, 1);
+    }
+
+    #[test]
+    fn due_reviews_and_their_flags() {
+        let due = |memory, skills| Due { memory, skills };
+        assert!(!due(false, false).any());
+        assert!(due(true, false).any() && due(false, true).any());
+        assert_eq!(kind_flags(due(true, true)), [] as [&str; 0]);
+        assert_eq!(kind_flags(due(true, false)), ["--memory"]);
+        assert_eq!(kind_flags(due(false, true)), ["--skills"]);
+    }
+
+    #[test]
+    fn each_handoff_gets_its_own_file() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let pending = dir.path().join("pending/review");
+        let due = Due {
+            memory: true,
+            skills: true,
+        };
+        let lines = vec![serde_json::json!({"role": "user", "content": "hi"})];
+        let first = hand_off(&pending, "s1", &lines, due, dir.path(), false);
+        let second = hand_off(&pending, "s1", &[], due, dir.path(), false);
+        let (Ok(first), Ok(second)) = (first, second) else {
+            panic!("hand off")
+        };
+        assert!(first.input.ends_with("s1-1.jsonl"));
+        assert!(second.input.ends_with("s1-2.jsonl"));
+        assert_eq!(
+            std::fs::read_to_string(&second.input).ok().as_deref(),
+            Some("")
+        );
+        if find_review_binary().is_none() {
+            assert!(first.child.is_none());
+            assert_eq!(
+                first.queued_reason.as_deref(),
+                Some("hermes-review is not installed; the conversation waits for it")
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_summary_record_with_a_line_counts() {
+        assert_eq!(summary_line(""), None);
+        assert_eq!(summary_line("{\"type\":\"summary\"}\n"), None);
+        assert_eq!(
+            summary_line(
+                "{\"type\":\"summary\",\"line\":\"a\"}\n{\"type\":\"action\"}\nnot json\n"
+            )
+            .as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            summary_line(
+                "{\"type\":\"summary\",\"line\":\"old\"}\n{\"type\":\"summary\",\"line\":\"new\"}"
+            )
+            .as_deref(),
+            Some("new")
         );
     }
 }

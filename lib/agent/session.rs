@@ -1719,4 +1719,235 @@ mod tests {
         let user = std::fs::read_to_string(t.dir.path().join("memories/USER.md"));
         assert_eq!(user.ok().as_deref(), Some("Prefers French."));
     }
+
+    use crate::agent::provider::tests::{config_for, sent};
+
+    /// A log file for the fake provider, outside the agent's home.
+    fn provider_log() -> (tempfile::TempDir, std::path::PathBuf) {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let log = dir.path().join("sent.jsonl");
+        (dir, log)
+    }
+
+    fn methods(log: &std::path::Path) -> Vec<String> {
+        sent(log)
+            .iter()
+            .map(|l| l["method"].as_str().unwrap_or("?").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_provider_gives_its_block_tools_and_recall_and_hears_each_turn() {
+        let (_keep, log) = provider_log();
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![tool_call("fact_lookup", "{}"), answer("Tea.")],
+            |p| p.provider_use = ProviderUse::Full,
+        );
+        let (outcome, heard) = t.turn("What do I drink?");
+        assert_eq!(outcome.answer.as_deref(), Some("Tea."));
+        assert_eq!(
+            heard.notices,
+            ["memory provider fake: tool(s) terminal refused (the names of core tools)"]
+        );
+        let prompt = t.agent.system_prompt().to_string();
+        assert!(
+            prompt.contains("\n\nPROVIDER KNOWS: the user likes tea\n\nConversation started: "),
+            "{prompt}"
+        );
+        let body = &t.sent()[0];
+        let tools: Vec<&str> = body["tools"]
+            .as_array()
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| t["function"]["name"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            tools.contains(&"fact_lookup") && tools.len() == 11,
+            "{tools:?}"
+        );
+        let recalled = format!(
+            "What do I drink?\n\n<memory-context>\n{}\n\nThe user likes tea.\n</memory-context>",
+            crate::agent::fence::SYSTEM_NOTE
+        );
+        assert_eq!(body["messages"][1]["content"], json!(recalled));
+        assert_eq!(t.stored()[0], ("user".into(), "What do I drink?".into()));
+        assert_eq!(t.agent.messages[2].content, "tea, always");
+        assert_eq!(
+            heard.completed()[0],
+            json!({"type": "tool_call", "name": "fact_lookup", "arguments": {},
+                "result": "tea, always", "status": "completed"})
+        );
+        assert!(t.agent.end("cli_close").is_ok());
+        let id = t.agent.session_id.clone();
+        let home = t.dir.path().display().to_string();
+        let lines = sent(&log);
+        assert_eq!(
+            methods(&log),
+            [
+                "initialize",
+                "system_prompt_block",
+                "get_tool_schemas",
+                "prefetch",
+                "handle_tool_call",
+                "sync_turn",
+                "shutdown"
+            ]
+        );
+        assert_eq!(
+            lines[0]["params"],
+            json!({"session_id": id, "hermes_home": home, "platform": "cli",
+                "agent_context": "primary", "cwd": home})
+        );
+        assert_eq!(
+            lines[3]["params"],
+            json!({"query": "What do I drink?", "session_id": id})
+        );
+        assert_eq!(
+            lines[4]["params"],
+            json!({"name": "fact_lookup", "arguments": {}})
+        );
+        assert_eq!(
+            lines[5]["params"],
+            json!({"user": "What do I drink?", "assistant": "Tea.", "session_id": id})
+        );
+    }
+
+    #[test]
+    fn memory_writes_are_mirrored_with_their_provenance_and_failures_are_not() {
+        let (_keep, log) = provider_log();
+        let add = r#"{"action": "add", "target": "user", "content": "Drinks tea."}"#;
+        let bad =
+            r#"{"action": "replace", "target": "user", "old_text": "absent", "content": "x"}"#;
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![
+                tool_call("memory", add),
+                tool_call("memory", bad),
+                answer("Noted."),
+            ],
+            |p| p.provider_use = ProviderUse::Full,
+        );
+        t.turn("I drink tea");
+        let id = t.agent.session_id.clone();
+        let writes: Vec<Value> = sent(&log)
+            .into_iter()
+            .filter(|l| l["method"] == "on_memory_write")
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                json!({"method": "on_memory_write", "params": {"action": "add", "target": "user",
+                "content": "Drinks tea.", "metadata": {"write_origin": "assistant_tool",
+                "execution_context": "foreground", "session_id": id, "platform": "cli",
+                "tool_name": "memory", "tool_call_id": "call_1"}}})
+            ]
+        );
+    }
+
+    #[test]
+    fn a_review_only_mirrors_its_memory_writes() {
+        let (_keep, log) = provider_log();
+        let replace = r#"{"action": "replace", "target": "memory", "old_text": "tabs", "content": "Uses spaces."}"#;
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![tool_call("memory", replace), answer("Saved.")],
+            |p| {
+                p.provider_use = ProviderUse::MirrorWrites;
+                p.source = "review".into();
+            },
+        );
+        t.agent
+            .set_tool_hook(Box::new(Fixed(json!({"success": true}))));
+        t.turn("review this");
+        let lines = sent(&log);
+        assert_eq!(methods(&log), ["initialize", "on_memory_write"]);
+        assert_eq!(lines[0]["params"]["agent_context"], "background_review");
+        assert_eq!(lines[0]["params"]["platform"], "review");
+        assert_eq!(
+            lines[1]["params"]["metadata"]["write_origin"],
+            "background_review"
+        );
+        assert_eq!(
+            lines[1]["params"]["metadata"]["execution_context"],
+            "background_review"
+        );
+        assert_eq!(lines[1]["params"]["metadata"]["old_text"], "tabs");
+        assert_eq!(lines[1]["params"]["action"], "replace");
+        assert!(!t.agent.system_prompt().contains("PROVIDER KNOWS"));
+    }
+
+    #[test]
+    fn a_provider_that_cannot_start_is_a_notice_and_the_run_goes_on() {
+        let mut t = agent_with(
+            "memory:\n  provider: gone\n  providers:\n    gone:\n      command: [/nonexistent/provider]\n",
+            vec![answer("fine")],
+            |p| p.provider_use = ProviderUse::Full,
+        );
+        let (outcome, heard) = t.turn("hi");
+        assert_eq!(outcome.answer.as_deref(), Some("fine"));
+        assert_eq!(heard.notices.len(), 1);
+        assert!(
+            heard.notices[0]
+                .starts_with("cannot start memory provider gone (/nonexistent/provider): "),
+            "{:?}",
+            heard.notices
+        );
+        let mut t = agent_with("memory: {provider: nowhere}\n", vec![answer("fine")], |p| {
+            p.provider_use = ProviderUse::Full
+        });
+        let (_, heard) = t.turn("hi");
+        assert_eq!(heard.notices.len(), 1);
+        assert!(heard.notices[0].starts_with("memory.provider is 'nowhere' but neither"));
+        // Off: not even started.
+        let (_keep, log) = provider_log();
+        let mut t = agent_with(&config_for(&log), vec![answer("fine")], |_| {});
+        let (_, heard) = t.turn("hi");
+        assert!(heard.notices.is_empty());
+        assert!(sent(&log).is_empty());
+    }
+
+    #[test]
+    fn the_providers_notes_join_the_compaction_request() {
+        let (_keep, log) = provider_log();
+        let big = |c: char| c.to_string().repeat(20_000);
+        let config = format!("{}model: {{context_length: 80000}}\n", config_for(&log));
+        let mut t = agent_with(
+            &config,
+            vec![
+                answer(&big('a')),
+                answer(&big('b')),
+                answer(&big('c')),
+                answer(&big('d')),
+                answer("The summary."),
+            ],
+            |p| p.provider_use = ProviderUse::Full,
+        );
+        for q in ['p', 'q', 'r', 's'] {
+            t.turn(&big(q));
+        }
+        let mut outcome = crate::agent::TurnOutcome::default();
+        let done = t
+            .agent
+            .compact_now(&mut Recorder::default(), &mut outcome, 1);
+        assert!(matches!(done, Ok(true)));
+        let request = &t.sent()[4]["messages"][0]["content"];
+        let text = request.as_str().unwrap_or("");
+        assert!(
+            text.ends_with("\n\nNOTES FROM THE MEMORY PROVIDER:\nkeep the tea"),
+            "{}",
+            &text[text.len().saturating_sub(200)..]
+        );
+        let pre: Vec<Value> = sent(&log)
+            .into_iter()
+            .filter(|l| l["method"] == "on_pre_compress")
+            .collect();
+        assert_eq!(pre.len(), 1);
+        let middle = pre[0]["params"]["messages"].as_array().map(Vec::len);
+        assert_eq!(middle, Some(3));
+    }
 }

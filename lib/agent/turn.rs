@@ -1424,4 +1424,53 @@ mod loop_tests {
         assert_eq!(item["parent_session_id"], json!(parent));
         assert_eq!(item["tokens_before"], 1_000);
     }
+
+    const NUDGES: &str = "memory:\n  nudge_interval: 2\nskills:\n  creation_nudge_interval: 2\n";
+
+    #[test]
+    fn a_memory_review_is_due_every_second_turn_unless_memory_was_written() {
+        let note = r#"{"action": "add", "target": "memory", "content": "Uses tabs."}"#;
+        let mut t = agent_with(
+            NUDGES,
+            vec![
+                answer("1"),
+                answer("2"),
+                tool_call("memory", note),
+                answer("3"),
+                answer("4"),
+                answer("5"),
+            ],
+            |_| {},
+        );
+        let due: Vec<bool> = (0..5)
+            .map(|i| t.turn(&format!("q{i}")).0.review.memory)
+            .collect();
+        assert_eq!(due, [false, true, false, false, true]);
+    }
+
+    #[test]
+    fn a_skill_review_is_due_after_two_tool_rounds_unless_skills_were_managed() {
+        let list = || tool_call("skills_list", "{}");
+        let manage = || tool_call("skill_manage", r#"{"action": "delete", "name": "ghost"}"#);
+        let mut t = agent_with(
+            NUDGES,
+            vec![
+                list(),
+                list(),
+                answer("a"),
+                list(),
+                manage(),
+                answer("b"),
+                list(),
+                list(),
+                answer("c"),
+            ],
+            |_| {},
+        );
+        let due: Vec<bool> = (0..3)
+            .map(|i| t.turn(&format!("q{i}")).0.review.skills)
+            .collect();
+        // The second turn's rounds were reset by skill_manage: the third needs two of its own.
+        assert_eq!(due, [true, false, true]);
+    }
 }
