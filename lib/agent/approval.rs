@@ -35,11 +35,12 @@ struct Floor {
 
 static FLOOR: LazyLock<Vec<Floor>> = LazyLock::new(|| {
     // Each pattern anchors the command word at a command position (start, after a shell
-    // operator, or after sudo), so a mention inside an echo or a path does not trip it.
+    // operator, or after sudo), so a mention inside an echo or a path does not trip it; a
+    // command word ends at a blank, the end, or an operator (`$(halt)`, `reboot;`).
     const CMD: &str = r"(?:^|[;&|`(]\s*|\$\(\s*|\bsudo\s+(?:-\S+\s+)*)";
     let rules: [(&str, &str); 9] = [
         (
-            r"rm\s+(?:-[^\s]*\s+|--\S+\s+)*(?:/+(?:\.{0,2}/*)?(?:\*)?|/(?:home|root|etc|usr|var|bin|sbin|boot|lib|lib64|opt|srv)/?\*?|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?)(?:\s|$|;|&|\|)",
+            r"rm\s+(?:-[^\s]*\s+|--\S+\s+)*(?:/+(?:\.{0,2}/*)?(?:\*)?|/(?:home|root|etc|usr|var|bin|sbin|boot|lib|lib64|opt|srv)/?\*?|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?)(?:\s|$|[;&|)`])",
             "recursive delete of root filesystem or a system directory",
         ),
         (r"mkfs(?:\.\w+)?\s", "formatting a filesystem"),
@@ -55,13 +56,16 @@ static FLOOR: LazyLock<Vec<Floor>> = LazyLock::new(|| {
             r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
             "fork bomb",
         ),
-        (r"kill\s+(?:-\S+\s+)*-1(?:\s|$)", "killing every process"),
         (
-            r"(?:shutdown|reboot|halt|poweroff)(?:\s|$)",
+            r"kill\s+(?:-\S+\s+)*-1(?:\s|$|[;&|)`])",
+            "killing every process",
+        ),
+        (
+            r"(?:shutdown|reboot|halt|poweroff)(?:\s|$|[;&|)`])",
             "shutting down or rebooting the machine",
         ),
         (
-            r"(?:init|telinit)\s+[06](?:\s|$)",
+            r"(?:init|telinit)\s+[06](?:\s|$|[;&|)`])",
             "changing the runlevel to halt or reboot",
         ),
         (
@@ -259,5 +263,94 @@ mod tests {
             Check::Flagged { .. }
         ));
         assert_eq!(check("echo hello", &[], &[]), Check::Clear);
+    }
+
+    #[test]
+    fn disguises_a_shell_ignores_are_undone() {
+        assert_eq!(normalize(r#"r\m -r''f "" /"#), "rm -rf  /");
+        assert_eq!(normalize(r"a\ b\\"), r"a\ b\\");
+        assert!(hardline(r#"r""m -rf /"#).is_some());
+    }
+
+    #[test]
+    fn the_allowlist_holds_only_for_the_whole_command_without_operators() {
+        let read = "cat /tmp/x/.aws/credentials";
+        let allow = vec![format!("  {read} ")];
+        assert_eq!(check(read, &[], &allow), Check::Clear);
+        for op in [";", "&", "|", "`", ">", "<", "$", "\n"] {
+            assert!(has_operators(&format!("a{op}b")), "{op:?}");
+        }
+        assert!(!has_operators("ls -la /tmp"));
+        assert!(matches!(
+            check(&format!("{read} > /tmp/o"), &[], &allow),
+            Check::Flagged { .. }
+        ));
+    }
+
+    #[test]
+    fn deny_globs_match_the_trimmed_command_across_slashes() {
+        let deny = vec!["*/etc/*".to_string()];
+        assert!(matches!(
+            check("  cat /etc/hosts  ", &deny, &[]),
+            Check::Denied { .. }
+        ));
+        assert!(glob_matches("git push*", "git push origin"));
+        assert!(!glob_matches("git push*", " git push"));
+        assert!(!glob_matches("[", "["));
+    }
+
+    #[test]
+    fn a_flag_names_the_rule_and_the_first_sentence_of_why() {
+        assert_eq!(
+            check("cat ~/.ssh/id_rsa", &[], &[]),
+            Check::Flagged {
+                rule: "ssh-key-read".into(),
+                description: "reads a private SSH key: whoever gets its content can log in wherever the user can".into()
+            }
+        );
+        assert_eq!(first_sentence("One thing. Two things."), "One thing");
+        assert_eq!(first_sentence("No stop"), "No stop");
+        assert_eq!(first_sentence("Ends here."), "Ends here");
+    }
+
+    #[test]
+    fn the_texts_say_who_refused() {
+        assert!(
+            denied_text("r", "d", true)
+                .starts_with("BLOCKED: The user denied this command (rule r: d). ")
+        );
+        assert!(denied_text("r", "d", false).starts_with(
+            "BLOCKED: Flagged commands are refused in this session (--approvals deny) (rule r: d). "
+        ));
+        assert!(hardline_text("fork bomb").starts_with("BLOCKED (hardline): fork bomb. "));
+        assert_eq!(
+            deny_glob_text("x*"),
+            "BLOCKED: this command matches the user-defined deny rule 'x*'. Do NOT retry it or an equivalent command."
+        );
+    }
+
+    #[test]
+    fn each_floor_rule_needs_a_command_position() {
+        for cmd in [
+            "echo mkfs.ext4 /dev/sda",
+            "grep 'kill -9 -1' log",
+            "cat reboot.txt",
+            "init 3",
+            "printf x > /tmp/sda",
+        ] {
+            assert_eq!(hardline(cmd), None, "{cmd}");
+        }
+        for cmd in [
+            "true; mkfs /dev/sdb",
+            "sudo -n init 0",
+            "echo x > /dev/nvme0n1",
+            "$(halt)",
+            "`reboot`",
+            "x && kill -9 -1;",
+            "(rm -rf ~)",
+            "telinit 6",
+        ] {
+            assert!(hardline(cmd).is_some(), "{cmd}");
+        }
     }
 }

@@ -173,4 +173,78 @@ mod tests {
             "{p:?}"
         );
     }
+
+    #[test]
+    fn every_problem_is_named_exactly() {
+        let body = full_body()
+            .replace("# Title\n", "Title\n")
+            .replace("## Pitfalls\n\nText.\n\n", "")
+            .replace("## Verification", "## Pitfalls\n\nText.\n\n## Verification");
+        let moved = body.replace("## Prerequisites", "## Procedure2");
+        let d = skill(&moved, &"d".repeat(MAX_DESCRIPTION), AUTHOR);
+        let got = check(d.path());
+        assert_eq!(
+            got,
+            [
+                "the body has no `# Title`",
+                "the section `## Prerequisites` is missing",
+            ],
+            "{got:?}"
+        );
+        let swapped = full_body()
+            .replace("## Procedure", "## Tmp")
+            .replace("## Pitfalls", "## Procedure")
+            .replace("## Tmp", "## Pitfalls");
+        let d = skill(&swapped, "Fine.", AUTHOR);
+        assert_eq!(
+            check(d.path()),
+            ["the section `## Pitfalls` is out of order"]
+        );
+        let d = skill(&full_body(), &"é".repeat(MAX_DESCRIPTION + 1), AUTHOR);
+        assert_eq!(
+            check(d.path()),
+            ["the description has 61 characters; at most 60 are allowed"]
+        );
+        let Ok(empty) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let got = check(empty.path());
+        assert!(
+            got.last()
+                .is_some_and(|p| p.starts_with("SKILL.md cannot be read: ")),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_skill_without_a_description_is_told_so() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let text = format!(
+            "---\nname: x\nversion: 0.1.0\nauthor: {AUTHOR}\n---\n{}",
+            full_body()
+        );
+        std::fs::write(dir.path().join("SKILL.md"), text).unwrap_or_default();
+        let got = check(dir.path());
+        assert!(
+            got.contains(&"the frontmatter has no description".to_string()),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn the_prompt_and_the_retry_say_what_is_wanted() {
+        let asked = prompt("  the deploy script  ");
+        assert!(asked.contains("THE REQUEST:\nthe deploy script\n\n"));
+        assert!(prompt(" ").contains(
+            "THE REQUEST:\nthe workflow we just went through in this conversation: what worked, in the order it worked\n\n"
+        ));
+        assert!(asked.contains("in this order: When to Use, Prerequisites, How to Run, Quick Reference, Procedure, Pitfalls, Verification.\n"));
+        assert!(asked.contains("`description` of at most 60 characters"));
+        assert_eq!(
+            retry_message("tidy", &["a".into(), "b".into()]),
+            "The skill `tidy` you saved does not meet the standard yet:\n- a\n- b\n\nFix it with skill_manage (action \"edit\" with the full corrected SKILL.md), then reply with its name again."
+        );
+    }
 }

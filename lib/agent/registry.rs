@@ -267,4 +267,58 @@ mod tests {
             "Tool 'terminal' does not exist. Available tools: memory, skill_view"
         );
     }
+
+    #[test]
+    fn provider_tools_join_in_name_order_and_core_names_are_refused() {
+        let mut r = Registry::new(Some(&["memory", "terminal"]));
+        let before = r.schema_chars();
+        assert_eq!(
+            before,
+            r.schemas()
+                .iter()
+                .map(|s| s.to_string().len())
+                .sum::<usize>()
+        );
+        let refused = r.add_external(vec![
+            json!({"name": "zeta_recall", "description": "z", "parameters": {}}),
+            json!({"type": "function", "function": {"name": "alpha_facts", "parameters": {}}}),
+            json!({"name": "terminal"}),
+            json!({"name": "read_file"}),
+            json!({"name": " "}),
+            json!({"description": "no name"}),
+            json!({"name": "zeta_recall"}),
+        ]);
+        assert_eq!(refused, ["terminal", "read_file", " ", "zeta_recall"]);
+        let names: Vec<&str> = r
+            .schemas()
+            .iter()
+            .filter_map(|s| s["function"]["name"].as_str())
+            .collect();
+        assert_eq!(names, ["alpha_facts", "memory", "terminal", "zeta_recall"]);
+        assert_eq!(
+            r.schemas()[3],
+            json!({"type": "function", "function": {"name": "zeta_recall", "description": "z", "parameters": {}}})
+        );
+        assert!(r.is_external("alpha_facts") && r.is_external("zeta_recall"));
+        assert!(!r.is_external("memory"));
+        assert!(r.allows("alpha_facts"));
+        assert_eq!(
+            r.schema_chars(),
+            r.schemas()
+                .iter()
+                .map(|s| s.to_string().len())
+                .sum::<usize>()
+        );
+        assert!(r.schema_chars() > before);
+        assert_eq!(r.names().len(), 4);
+    }
+
+    #[test]
+    fn an_empty_tool_name_gets_its_own_answer() {
+        let r = Registry::new(None);
+        assert!(
+            r.unknown_tool_text(" ")
+                .starts_with("Tool call rejected: the tool name was empty.")
+        );
+    }
 }

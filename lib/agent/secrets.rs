@@ -105,4 +105,35 @@ mod tests {
         let vars = crate::llm::endpoint::read_dotenv(&p);
         assert_eq!(vars["A"], "new value");
     }
+
+    #[test]
+    fn values_are_quoted_only_when_a_reader_would_split_them() {
+        assert_eq!(quote("plain-Value_1"), "plain-Value_1");
+        assert_eq!(quote(""), "''");
+        for tricky in ["a b", "a#b", "a'b", "a\"b", "a\\b", "a$b", "a`b", "a\tb"] {
+            assert!(quote(tricky).starts_with('\''), "{tricky:?}");
+        }
+        assert_eq!(quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn only_the_first_line_of_a_name_is_replaced_and_lookalikes_are_kept() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let p = dir.path().join("sub/.env");
+        assert!(save_env_var(&p, "TOKEN", "one").is_ok());
+        assert_eq!(
+            std::fs::read_to_string(&p).ok().as_deref(),
+            Some("TOKEN=one\n")
+        );
+        std::fs::write(&p, "TOKEN_OLD=x\n  TOKEN = a\nTOKEN=b\nTOKEN\n").unwrap_or_default();
+        assert!(save_env_var(&p, "TOKEN", "two").is_ok());
+        assert_eq!(
+            std::fs::read_to_string(&p).ok().as_deref(),
+            Some("TOKEN_OLD=x\nTOKEN=two\nTOKEN=b\nTOKEN\n")
+        );
+        std::fs::create_dir_all(dir.path().join("dir.env")).unwrap_or_default();
+        assert!(save_env_var(&dir.path().join("dir.env"), "A", "1").is_err());
+    }
 }

@@ -124,4 +124,95 @@ mod tests {
         let s = settings("model: {context_length: 70000}\n");
         assert_eq!(s.compaction_trigger(Some(60000)), 8500);
     }
+
+    #[test]
+    fn every_key_is_read_and_held_to_its_range() {
+        let s = settings(
+            "agent: {max_turns: 0, api_max_retries: 99, retry_backoff_seconds: 0.5}\n\
+             model: {context_length: 0}\n\
+             compression: {enabled: false, threshold: 2, target_ratio: 0.01, protect_last_n: 0, protect_first_n: -3, in_place: false}\n\
+             approvals: {deny: ['git push*', 7]}\n\
+             command_allowlist: [make test]\n\
+             terminal: {timeout: 9999}\n\
+             auxiliary: {title_generation: {enabled: false}}\n",
+        );
+        assert_eq!(s.max_turns, 1);
+        assert_eq!(s.api_max_retries, 20);
+        assert_eq!(s.retry_backoff, Duration::from_millis(500));
+        assert_eq!(s.context_length, 1);
+        assert_eq!(
+            s.compression,
+            CompressionSettings {
+                enabled: false,
+                threshold: 0.95,
+                target_ratio: 0.05,
+                protect_last_n: 1,
+                protect_first_n: 0,
+                in_place: false,
+            }
+        );
+        assert_eq!(s.deny_globs, ["git push*", "7"]);
+        assert_eq!(s.allowlist, ["make test"]);
+        assert_eq!(s.terminal_timeout, 600);
+        assert!(!s.titles);
+        let high = settings(
+            "agent: {max_turns: 20000, api_max_retries: 0, retry_backoff_seconds: 99}\nterminal: {timeout: 0}\n",
+        );
+        assert_eq!((high.max_turns, high.api_max_retries), (10_000, 1));
+        assert_eq!(high.retry_backoff, Duration::from_secs(60));
+        assert_eq!(high.terminal_timeout, 1);
+        let d = settings("");
+        assert_eq!(d.retry_backoff, Duration::from_secs(2));
+        assert_eq!((d.context_length, d.terminal_timeout), (256_000, 180));
+        assert_eq!(
+            (d.compression.threshold, d.compression.target_ratio),
+            (0.5, 0.2)
+        );
+        assert_eq!(
+            (d.compression.protect_last_n, d.compression.protect_first_n),
+            (20, 3)
+        );
+        assert!(d.compression.enabled && d.titles);
+        assert_eq!(d.skill_nudge_interval, 10);
+    }
+
+    #[test]
+    fn the_trigger_follows_the_window_the_cap_and_the_threshold() {
+        // A small window: at least 0.75 of it, at least 64,000.
+        assert_eq!(
+            settings("model: {context_length: 200000}\n").compaction_trigger(None),
+            150_000
+        );
+        assert_eq!(
+            settings("model: {context_length: 200000}\ncompression: {threshold: 0.9}\n")
+                .compaction_trigger(None),
+            180_000
+        );
+        // A large window keeps the threshold as set.
+        assert_eq!(
+            settings("model: {context_length: 1000000}\n").compaction_trigger(None),
+            500_000
+        );
+        assert_eq!(
+            settings("model: {context_length: 512000}\n").compaction_trigger(None),
+            256_000
+        );
+        // An output cap at or above the window is ignored.
+        let s = settings("model: {context_length: 100000}\n");
+        assert_eq!(s.compaction_trigger(Some(100_000)), 75_000);
+        assert_eq!(s.compaction_trigger(Some(20_000)), 64_000);
+        // Below the 64,000 floor's reach: 85 % of the window, under the window.
+        assert_eq!(
+            settings("model: {context_length: 50000}\n").compaction_trigger(None),
+            42_500
+        );
+        assert_eq!(
+            settings("model: {context_length: 64000}\n").compaction_trigger(None),
+            54_400
+        );
+        assert_eq!(
+            settings("model: {context_length: 1}\n").compaction_trigger(None),
+            0
+        );
+    }
 }
