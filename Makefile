@@ -20,7 +20,7 @@ export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
 
 .PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install \
-	mutants mutants-diff
+	mutants mutants-diff mutants-drivers
 
 all: build
 
@@ -133,6 +133,16 @@ mutants-diff: $(MUTANTS_BIN)
 	git diff "$$(git merge-base $(MUTANTS_BASE) HEAD)" -- lib > target/mutants.diff
 	PATH="$(abspath .tools/bin):$$PATH" $(CARGO) mutants $(MUTANTS_FLAGS) \
 		--in-diff target/mutants.diff $(MUTANTS_ARGS)
+
+## mutants-drivers: hermes-chat's drivers (lib/agent/cli.rs, repl.rs) against the chat
+## integration tests (mutants-drivers.toml); a minute or so per mutant. Results in
+## mutants.out/ as above. MUTANTS_DIFF=1: only the lines changed since $(MUTANTS_BASE).
+mutants-drivers: $(MUTANTS_BIN)
+	mkdir -p target
+	git diff "$$(git merge-base $(MUTANTS_BASE) HEAD)" -- lib > target/mutants.diff
+	PATH="$(abspath .tools/bin):$$PATH" $(CARGO) mutants \
+		--config mutants-drivers.toml --in-place --timeout 180 --no-shuffle \
+		$(if $(MUTANTS_DIFF),--in-diff target/mutants.diff) $(MUTANTS_ARGS)
 
 demo: release
 	./pipelines/demo.sh

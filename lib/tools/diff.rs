@@ -224,4 +224,56 @@ mod tests {
             "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
         );
     }
+
+    /// Expected texts printed by Python 3's `difflib.unified_diff` on the same lines.
+    #[test]
+    fn six_unchanged_lines_keep_one_hunk_and_seven_split_it() {
+        let around = |gap: usize, first: &str, last: &str| -> String {
+            let middle: String = (0..gap).map(|i| format!("{i}\n")).collect();
+            format!("{first}\n{middle}{last}\n")
+        };
+        assert_eq!(
+            unified(&around(6, "c1", "c2"), &around(6, "C1", "C2"), "a/f", "b/f"),
+            "--- a/f\n+++ b/f\n@@ -1,8 +1,8 @@\n-c1\n+C1\n 0\n 1\n 2\n 3\n 4\n 5\n-c2\n+C2\n"
+        );
+        assert_eq!(
+            unified(&around(7, "c1", "c2"), &around(7, "C1", "C2"), "a/f", "b/f"),
+            "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n-c1\n+C1\n 0\n 1\n 2\n@@ -6,4 +6,4 @@\n 4\n 5\n 6\n-c2\n+C2\n"
+        );
+    }
+
+    #[test]
+    fn an_insertion_shows_three_lines_each_side() {
+        let old: String = (0..10).map(|i| format!("{i}\n")).collect();
+        let new = old.replacen("5\n", "x\n5\n", 1);
+        assert_eq!(
+            unified(&old, &new, "a/f", "b/f"),
+            "--- a/f\n+++ b/f\n@@ -3,6 +3,7 @@\n 2\n 3\n 4\n+x\n 5\n 6\n 7\n"
+        );
+    }
+
+    #[test]
+    fn labels_and_ranges() {
+        assert_eq!(label('a', "//tmp/x"), "a/tmp/x");
+        assert_eq!(label('b', "rel/x"), "b/rel/x");
+        assert_eq!(range(0, 0), "0,0");
+        assert_eq!(range(4, 4), "4,0");
+        assert_eq!(range(4, 5), "5");
+        assert_eq!(range(4, 7), "5,3");
+        assert_eq!(lines("a\r\nb"), ["a\r\n", "b"]);
+        assert!(grouped(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn lines_are_interned_one_char_each_past_the_surrogates() {
+        let many: Vec<String> = (0..0xD801).map(|i| format!("{i}\n")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        let Some((a, b)) = intern(&refs, &refs[..2]) else {
+            panic!("interned")
+        };
+        assert_eq!(a[0], '\u{0}');
+        assert_eq!(a[0xD7FF], '\u{D7FF}');
+        assert_eq!(a[0xD800], '\u{E000}');
+        assert_eq!(b, ['\u{0}', '\u{1}']);
+    }
 }

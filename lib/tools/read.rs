@@ -383,4 +383,83 @@ mod tests {
             r#"{"content": "", "total_lines": 0, "file_size": 0, "truncated": false, "is_binary": false, "is_image": false}"#
         );
     }
+
+    #[test]
+    fn the_path_is_required_and_special_files_refused() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            read_file(&mut ws, &map(json!({"path": ""})))["error"],
+            "path is required"
+        );
+        assert_eq!(
+            read_file(&mut ws, &map(json!({})))["error"],
+            "path is required"
+        );
+        assert_eq!(
+            read_file(&mut ws, &map(json!({"path": "/dev/null"})))["error"],
+            "Refusing to read device or special file: /dev/null"
+        );
+        std::fs::write(ws.cwd().join("x.ZIP"), "text really").expect("write");
+        let zipped = read_file(&mut ws, &map(json!({"path": "x.ZIP"})));
+        assert_eq!(zipped["is_binary"], true);
+        assert_eq!(
+            zipped["error"],
+            "x.ZIP is a binary file (11 bytes); read_file shows text only"
+        );
+    }
+
+    #[test]
+    fn an_offset_past_the_end_says_so_and_limits_are_clamped() {
+        let (_dir, mut ws) = workspace();
+        assert_eq!(
+            read(&mut ws, json!({"path": "a.txt", "offset": 9})),
+            r#"{"content": "", "total_lines": 3, "file_size": 17, "truncated": false, "is_binary": false, "is_image": false, "hint": "offset 9 is past the end of the file (3 lines)"}"#
+        );
+        assert_eq!(
+            read(&mut ws, json!({"path": "a.txt", "offset": -5, "limit": 2})),
+            r#"{"content": "1|alpha\n2|BETA", "total_lines": 3, "file_size": 17, "truncated": true, "is_binary": false, "is_image": false, "next_offset": 3, "hint": "Showing lines 1-2 of 3. Call read_file with offset=3 to continue."}"#
+        );
+        let body: String = (1..=2100).map(|i| format!("{i}\n")).collect();
+        std::fs::write(ws.cwd().join("many.txt"), body).expect("write");
+        let out = read_file(&mut ws, &map(json!({"path": "many.txt", "limit": 5000})));
+        assert_eq!(out["next_offset"], 2001);
+        let out = read_file(&mut ws, &map(json!({"path": "many.txt", "offset": 2})));
+        assert_eq!(out["next_offset"], 502);
+        // Exactly the last line: not truncated.
+        let out = read_file(
+            &mut ws,
+            &map(json!({"path": "many.txt", "offset": 2100, "limit": 1})),
+        );
+        assert_eq!(
+            (out["content"].as_str(), out["truncated"].as_bool()),
+            (Some("2100|2100"), Some(false))
+        );
+    }
+
+    #[test]
+    fn a_page_fills_to_the_character_cap_exactly() {
+        // Lines 1-49 of 1,997 characters: 9 entries of 1,999 (`N|`), 40 of 2,000, and 48
+        // newlines make 98,039; line 50 of 1,957 (`50|` and the newline before it) brings the
+        // page to exactly 100,000 characters. One character more and it waits.
+        let page_of = |last: usize| {
+            let mut text: String = (0..49).map(|_| format!("{}\n", "x".repeat(1997))).collect();
+            text.push_str(&format!("{}\nafter\n", "y".repeat(last)));
+            let mut reader = std::io::Cursor::new(text);
+            match read_page(&mut reader, 1, 100) {
+                Ok(p) => p,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let full = page_of(1957);
+        assert_eq!(full.content.chars().count(), MAX_PAGE_CHARS);
+        assert_eq!((full.total_lines, full.next_line), (51, 51));
+        let over = page_of(1958);
+        assert_eq!(over.content.chars().count(), 98_039);
+        assert_eq!((over.total_lines, over.next_line), (51, 50));
+        assert_eq!(numbered(7, b"x\r"), "7|x");
+        assert_eq!(
+            numbered(1, "é".repeat(2000).as_bytes()),
+            format!("1|{}", "é".repeat(2000))
+        );
+    }
 }

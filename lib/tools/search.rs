@@ -296,7 +296,7 @@ mod tests {
     use super::*;
     use crate::io::pyjson::tool_result;
 
-    use crate::tools::testing::map;
+    use crate::tools::testing::{map, workspace};
 
     fn tree() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -408,5 +408,149 @@ mod tests {
             search_files(&mut ws, &map(json!({"pattern": "x", "path": "nope"}))),
             json!({"error": "Path not found: nope"})
         );
+    }
+
+    fn search(ws: &mut Workspace, args: Value) -> String {
+        tool_result(&search_files(ws, &map(args)))
+    }
+
+    #[test]
+    fn more_bad_input_is_named() {
+        let (_dir, mut ws) = tree();
+        assert_eq!(
+            search(&mut ws, json!({})),
+            r#"{"error": "pattern is required"}"#
+        );
+        assert_eq!(
+            search(&mut ws, json!({"pattern": ""})),
+            r#"{"error": "pattern is required"}"#
+        );
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "x", "target": "dirs"})),
+            r#"{"error": "Unknown target 'dirs': use 'content' or 'files'"}"#
+        );
+        let bad_glob = search(&mut ws, json!({"pattern": "a[", "target": "files"}));
+        assert!(
+            bad_glob.starts_with(r#"{"error": "Invalid glob pattern: "#),
+            "{bad_glob}"
+        );
+        let bad_filter = search(&mut ws, json!({"pattern": "x", "file_glob": "a["}));
+        assert!(
+            bad_filter.starts_with(r#"{"error": "Invalid glob pattern: "#),
+            "{bad_filter}"
+        );
+        // An empty path or filter is no path or filter.
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "gamma", "path": "", "file_glob": ""})
+            ),
+            r#"{"total_count": 1, "matches": [{"path": "notes/a.txt", "line": 3, "content": "gamma"}]}"#
+        );
+    }
+
+    #[test]
+    fn a_glob_with_a_slash_matches_the_path_and_paging_has_a_floor() {
+        let (_dir, mut ws) = tree();
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "notes/*.md", "target": "files"})),
+            r#"{"total_count": 1, "files": ["./notes/b.md"]}"#
+        );
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "BETA", "file_glob": "notes/*.txt"})
+            ),
+            r#"{"total_count": 1, "matches": [{"path": "notes/a.txt", "line": 2, "content": "BETA"}]}"#
+        );
+        // limit below one is one; a negative offset is none.
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "*", "target": "files", "limit": 0, "offset": -4})
+            ),
+            r#"{"total_count": 3, "files": ["./bin/blob"]}"#
+        );
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "(?i)beta", "output_mode": "count", "offset": 1})
+            ),
+            r#"{"total_count": 3, "counts": {"notes/b.md": 2}}"#
+        );
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "(?i)beta", "output_mode": "files_only", "limit": 1})
+            ),
+            r#"{"total_count": 2, "files": ["notes/a.txt"]}"#
+        );
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "nowhere", "output_mode": "count"})
+            ),
+            r#"{"total_count": 0}"#
+        );
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "nowhere", "target": "files"})),
+            r#"{"total_count": 0}"#
+        );
+    }
+
+    #[test]
+    fn context_stops_at_the_file_edges_and_is_capped() {
+        let (_dir, mut ws) = workspace(&[("f.txt", "1\n2\n3\n4\n5\n")]);
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "^[15]$", "context": 2})),
+            r#"{"total_count": 2, "matches": [{"path": "f.txt", "line": 1, "content": "1", "before": [], "after": ["2", "3"]}, {"path": "f.txt", "line": 5, "content": "5", "before": ["3", "4"], "after": []}]}"#
+        );
+        let capped = search(&mut ws, json!({"pattern": "^1$", "context": 999}));
+        assert!(
+            capped.contains(r#""after": ["2", "3", "4", "5"]"#),
+            "{capped}"
+        );
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "^3$", "context": -2})),
+            r#"{"total_count": 1, "matches": [{"path": "f.txt", "line": 3, "content": "3"}]}"#
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_crlf_endings_dropped() {
+        let long = format!("{}é{}\r\nnext\n", "x".repeat(499), "y".repeat(10));
+        let (_dir, mut ws) = workspace(&[("long.txt", &long), ("crlf.txt", "a\r\nb\r\n")]);
+        let found = search_files(&mut ws, &map(json!({"pattern": "y", "path": "long.txt"})));
+        let content = found["matches"][0]["content"].as_str().unwrap_or("");
+        assert_eq!(content, format!("{}é...", "x".repeat(499)));
+        assert_eq!(found["matches"][0]["path"], "long.txt");
+        assert_eq!(
+            search(&mut ws, json!({"pattern": "b$", "path": "crlf.txt"})),
+            r#"{"total_count": 1, "matches": [{"path": "crlf.txt", "line": 2, "content": "b"}]}"#
+        );
+        assert_eq!(cut("short"), "short");
+        assert_eq!(cut(&"z".repeat(500)), "z".repeat(500));
+    }
+
+    #[test]
+    fn paths_are_shown_under_the_directory_as_given() {
+        assert_eq!(show("src", "a.rs", false), "src/a.rs");
+        assert_eq!(show("src/", "a.rs", true), "src/a.rs");
+        assert_eq!(show(".", "a.rs", false), "a.rs");
+        assert_eq!(show("./", "a.rs", true), "./a.rs");
+        assert_eq!(show("", "a.rs", false), "a.rs");
+        assert_eq!(show("f.txt", "", true), "f.txt");
+    }
+
+    #[test]
+    fn a_nul_past_the_sniffed_bytes_does_not_make_a_file_binary() {
+        let late = format!("{}\nNEEDLE\0\n", "a".repeat(SNIFF_BYTES));
+        let early = format!("{}\0NEEDLE\n", "a".repeat(SNIFF_BYTES - 1));
+        let (_dir, mut ws) = workspace(&[("late.txt", &late), ("early.txt", &early)]);
+        let found = search_files(
+            &mut ws,
+            &map(json!({"pattern": "NEEDLE", "output_mode": "files_only"})),
+        );
+        assert_eq!(found, json!({"total_count": 1, "files": ["late.txt"]}));
     }
 }

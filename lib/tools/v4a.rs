@@ -394,4 +394,186 @@ mod tests {
         assert_eq!(apply("a\nb\n", &[add(Some("a"))]), Ok("a\nnew\nb\n".into()));
         assert_eq!(apply("", &[add(None)]), Ok("new\n".into()));
     }
+
+    fn hunks_of(patch: &str) -> Vec<Hunk> {
+        match parse(patch) {
+            Ok(ops) => match ops.into_iter().next() {
+                Some(Op::Update { hunks, .. }) => hunks,
+                other => panic!("not an update: {other:?}"),
+            },
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn ctx(s: &str) -> Line {
+        Line::Context(s.into())
+    }
+
+    #[test]
+    fn the_parser_forgives_what_is_unambiguous() {
+        let loose = "Here is the patch:\r\n*** Begin Patch\r\n*** Add File: a.txt\r\n+one\r\n\r\n*** Update File: b.txt\r\n*** Move to: c.txt\r\n@@ class A @@\r\n keep\r\n\r\n-old\r\n+new\r\n\r\n";
+        assert_eq!(
+            parse(loose),
+            Ok(vec![
+                Op::Add {
+                    path: "a.txt".into(),
+                    content: "one\n".into()
+                },
+                Op::Update {
+                    path: "b.txt".into(),
+                    move_to: Some("c.txt".into()),
+                    hunks: vec![Hunk {
+                        anchor: Some("class A".into()),
+                        lines: vec![
+                            ctx("keep"),
+                            ctx(""),
+                            Line::Removed("old".into()),
+                            Line::Added("new".into())
+                        ],
+                        end_of_file: false
+                    }]
+                }
+            ])
+        );
+        // A move alone is a change; an update with nothing in it is not.
+        assert_eq!(
+            parse("*** Update File: a\n*** Move to: b\n*** End Patch\nignored"),
+            Ok(vec![Op::Update {
+                path: "a".into(),
+                move_to: Some("b".into()),
+                hunks: Vec::new()
+            }])
+        );
+        assert_eq!(
+            parse("*** Update File: a\n@@ x\n\n"),
+            Err("*** Update File: a has no changes".into())
+        );
+    }
+
+    #[test]
+    fn each_malformed_line_is_named() {
+        assert_eq!(
+            parse("*** Add File: a\n+x\nnot plus\n"),
+            Err("line 3: every line of an added file must start with '+': \"not plus\"".into())
+        );
+        assert_eq!(
+            parse("*** Delete File:  \n"),
+            Err("'*** Delete File:' without a path".into())
+        );
+        assert_eq!(
+            parse("*** Add File:\n"),
+            Err("'*** Add File:' without a path".into())
+        );
+        assert_eq!(
+            parse("*** Update File: a\n*** Move to: \n"),
+            Err("'*** Move to:' without a path".into())
+        );
+        assert_eq!(
+            parse(""),
+            Err("the patch contains no file operations".into())
+        );
+    }
+
+    #[test]
+    fn an_end_of_file_marker_closes_its_hunk() {
+        let hunks = hunks_of("*** Update File: a\n@@\n-last\n+LAST\n*** End of File\n+tail\n");
+        assert_eq!(
+            hunks,
+            [
+                Hunk {
+                    anchor: None,
+                    lines: vec![Line::Removed("last".into()), Line::Added("LAST".into())],
+                    end_of_file: true
+                },
+                Hunk {
+                    anchor: None,
+                    lines: vec![Line::Added("tail".into())],
+                    end_of_file: false
+                }
+            ]
+        );
+        // The end-of-file hunk matches only the file's last lines.
+        assert_eq!(
+            apply("last\nmid\nlast\n", &hunks[..1]),
+            Ok("last\nmid\nLAST\n".into())
+        );
+        assert!(apply("last\nmid\n", &hunks[..1]).is_err());
+        assert!(
+            hunks_of("*** Update File: a\n*** End of File\n-x\n")[0]
+                .lines
+                .len()
+                == 1
+        );
+    }
+
+    #[test]
+    fn hunks_apply_in_order_each_after_the_last() {
+        let hunk = |from: &str, to: &str| Hunk {
+            anchor: None,
+            lines: vec![Line::Removed(from.into()), Line::Added(to.into())],
+            end_of_file: false,
+        };
+        assert_eq!(
+            apply("x\ny\nx\n", &[hunk("x", "1"), hunk("x", "2")]),
+            Ok("1\ny\n2\n".into())
+        );
+        // A hunk found only before the cursor is still found, from the top.
+        assert_eq!(
+            apply("a\nb\n", &[hunk("b", "B"), hunk("a", "A")]),
+            Ok("A\nB\n".into())
+        );
+        // Exact lines win over whitespace-tolerant ones.
+        assert_eq!(apply("  k\nk\n", &[hunk("k", "K")]), Ok("  k\nK\n".into()));
+        assert_eq!(
+            apply("k  \n  k\n", &[hunk("k", "K")]),
+            Ok("K\n  k\n".into())
+        );
+        // No final newline stays without one; a block longer than the file misses.
+        assert_eq!(apply("k", &[hunk("k", "K")]), Ok("K".into()));
+        let long = Hunk {
+            anchor: Some("fn f".into()),
+            lines: vec![Line::Removed("a".into()), Line::Removed("b".into())],
+            end_of_file: false,
+        };
+        assert_eq!(
+            apply("a\n", &[long]),
+            Err("hunk 1 did not match: could not find these lines (after 'fn f'):\na\nb".into())
+        );
+    }
+
+    #[test]
+    fn anchors_match_whole_lines_first_then_inside_a_line() {
+        let after = |anchor: &str| Hunk {
+            anchor: Some(anchor.into()),
+            lines: vec![Line::Removed("v".into()), Line::Added("V".into())],
+            end_of_file: false,
+        };
+        let text = "v\nfn main() {\nv\nfn main\nv\n";
+        assert_eq!(
+            apply(text, &[after("fn main")]),
+            Ok("v\nfn main() {\nv\nfn main\nV\n".into())
+        );
+        assert_eq!(
+            apply(text, &[after("main() {")]),
+            Ok("v\nfn main() {\nV\nfn main\nv\n".into())
+        );
+        assert_eq!(
+            apply(text, &[after("absent")]),
+            Ok("V\nfn main() {\nv\nfn main\nv\n".into())
+        );
+        let insert = |anchor: &str, eof: bool| Hunk {
+            anchor: Some(anchor.into()),
+            lines: vec![Line::Added("new".into())],
+            end_of_file: eof,
+        };
+        assert_eq!(
+            apply("a\nb\n", &[insert("absent", false)]),
+            Ok("a\nb\nnew\n".into())
+        );
+        assert_eq!(
+            apply("a\nb\n", &[insert("a", true)]),
+            Ok("a\nb\nnew\n".into())
+        );
+        assert_eq!(apply("", &[]), Ok(String::new()));
+    }
 }
