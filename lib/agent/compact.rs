@@ -290,6 +290,19 @@ mod tests {
     }
 
     #[test]
+    fn a_message_is_counted_with_its_calls_and_tokens_round_up() {
+        let mut m = Message::assistant("abc");
+        m.tool_calls.push(ToolCall {
+            id: "id-1".into(),
+            name: "terminal".into(),
+            arguments: "{\"command\": \"ls\"}".into(),
+        });
+        assert_eq!(message_chars(&m), 3 + 4 + 8 + 17);
+        assert_eq!(message_chars(&Message::user("hello")), 5);
+        assert_eq!([0, 1, 4, 5, 8].map(estimate_tokens), [0, 1, 1, 2, 2]);
+    }
+
+    #[test]
     fn the_summary_request_is_cut_to_fit() {
         let m = convo();
         let req = summary_request(&m[1..9], 2_000);

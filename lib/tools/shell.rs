@@ -231,4 +231,43 @@ mod tests {
         assert_eq!(c.head.len(), HEAD_BYTES);
         assert!(c.tail.iter().all(|b| *b == b'c'));
     }
+
+    #[test]
+    fn a_deadline_or_a_cancel_ends_the_whole_group() {
+        let never = AtomicBool::new(false);
+        let timed = run(
+            bash("echo first; sleep 30 | cat"),
+            Duration::from_millis(300),
+            &never,
+        )
+        .expect("run");
+        assert_eq!(timed.end, End::TimedOut);
+        assert_eq!(timed.output, "first\n");
+        let cancel = AtomicBool::new(true);
+        let cancelled = run(bash("sleep 30"), Duration::from_secs(60), &cancel).expect("run");
+        assert_eq!(cancelled.end, End::Cancelled);
+    }
+
+    #[test]
+    fn a_signal_is_reported_as_128_plus_its_number() {
+        let never = AtomicBool::new(false);
+        let killed = run(bash("kill -TERM $$"), Duration::from_secs(10), &never).expect("run");
+        assert_eq!(killed.end, End::Exited(143));
+    }
+
+    #[test]
+    fn capture_splits_a_chunk_across_the_head_and_joins_the_text() {
+        let mut c = Capture::default();
+        c.push(&vec![b'a'; HEAD_BYTES - 2]);
+        c.push(b"bcde");
+        assert_eq!(c.head.len(), HEAD_BYTES);
+        assert_eq!(c.head[HEAD_BYTES - 2..], *b"bc");
+        assert_eq!(c.tail.iter().copied().collect::<Vec<u8>>(), b"de");
+        assert_eq!(c.dropped, 0);
+        assert!(c.text().ends_with("bcde"));
+        assert_eq!(c.text().len(), HEAD_BYTES + 2);
+        c.push(&vec![b'z'; TAIL_BYTES]);
+        assert_eq!(c.dropped, 2);
+        assert_eq!(c.tail.len(), TAIL_BYTES);
+    }
 }
