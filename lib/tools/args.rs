@@ -55,4 +55,23 @@ mod tests {
         assert!(flag(&a, "c", true));
         assert!(!flag(&a, "missing", false));
     }
+
+    #[test]
+    fn every_spelling_of_a_flag() {
+        let a = map(
+            json!({"t1": " TRUE ", "t2": "1", "t3": "yes", "f1": "False", "f2": "0",
+            "f3": "no", "x": "maybe", "n": null, "s": 5}),
+        );
+        for k in ["t1", "t2", "t3"] {
+            assert!(flag(&a, k, false), "{k}");
+        }
+        for k in ["f1", "f2", "f3"] {
+            assert!(!flag(&a, k, true), "{k}");
+        }
+        assert!(flag(&a, "x", true) && !flag(&a, "x", false));
+        assert!(flag(&a, "n", true));
+        assert_eq!(string(&a, "t1"), Some(" TRUE "));
+        assert_eq!(string(&a, "s"), None);
+        assert_eq!(string(&a, "missing"), None);
+    }
 }

@@ -183,4 +183,51 @@ mod tests {
         assert!(!ig.is_ignored(&dir.path().join("a.txt"), false));
         assert!(ig.is_ignored(&dir.path().join("a.md"), false));
     }
+
+    #[test]
+    fn escapes_spaces_comments_and_precedence() {
+        let dir = tree(&[
+            (".git/HEAD", "ref\n"),
+            (".git/info/exclude", "excluded.txt\n"),
+            (
+                ".gitignore",
+                "\\#hash\n\\!bang\ntrail   \nsp\\ \n\r\n/\n*.tmp\n",
+            ),
+            (".ignore", "!keep.tmp\n"),
+            (".rgignore", "keep.tmp\n"),
+        ]);
+        let root = dir.path();
+        let mut ig = Ignores::new(root);
+        for ignored in [
+            "#hash",
+            "!bang",
+            "trail",
+            "sp ",
+            "excluded.txt",
+            "x.tmp",
+            "keep.tmp",
+        ] {
+            assert!(ig.is_ignored(&root.join(ignored), false), "{ignored}");
+        }
+        for kept in ["hash", "bang", "trail   ", "sp", "x.tm"] {
+            assert!(!ig.is_ignored(&root.join(kept), false), "{kept}");
+        }
+        // A file as the root: its folder's rules apply.
+        let mut from_file = Ignores::new(&root.join("x.tmp"));
+        assert!(from_file.is_ignored(&root.join("y.tmp"), false));
+    }
+
+    #[test]
+    fn a_pattern_with_a_slash_is_anchored_and_stars_stay_in_one_folder() {
+        let dir = tree(&[(".ignore", "docs/*.md\n")]);
+        let root = dir.path();
+        let mut ig = Ignores::new(root);
+        assert!(ig.is_ignored(&root.join("docs/a.md"), false));
+        assert!(!ig.is_ignored(&root.join("docs/deep/a.md"), false));
+        assert!(!ig.is_ignored(&root.join("sub/docs/a.md"), false));
+        // Outside the top nothing applies.
+        assert!(!ig.is_ignored(Path::new("/docs/a.md"), false));
+        assert!(parse("").is_none() && parse("# c").is_none() && parse("!").is_none());
+        assert!(parse("a[").is_none());
+    }
 }

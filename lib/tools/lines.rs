@@ -54,4 +54,21 @@ mod tests {
         assert_eq!(read_capped(&mut input, &mut buf, 3).ok(), Some(0));
         assert!(buf.is_empty());
     }
+
+    #[test]
+    fn a_line_longer_than_the_reader_buffer_is_read_across_fills() {
+        let text = format!("{}\n{}", "a".repeat(40), "b".repeat(5));
+        let mut reader = std::io::BufReader::with_capacity(8, text.as_bytes());
+        let mut buf = Vec::new();
+        assert_eq!(read_capped(&mut reader, &mut buf, 100).ok(), Some(41));
+        assert_eq!(buf, "a".repeat(40).as_bytes());
+        buf.clear();
+        assert_eq!(read_capped(&mut reader, &mut buf, 2).ok(), Some(5));
+        assert_eq!(buf, b"bb");
+        // What is already in the buffer counts against the cap.
+        let mut reader: &[u8] = b"xyz\n";
+        let mut buf = b"12".to_vec();
+        assert_eq!(read_capped(&mut reader, &mut buf, 3).ok(), Some(4));
+        assert_eq!(buf, b"12x");
+    }
 }
