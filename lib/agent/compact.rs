@@ -290,6 +290,20 @@ mod tests {
     }
 
     #[test]
+    fn the_head_never_ends_between_a_call_and_its_results() {
+        // convo(): user, then (assistant call, tool result) × 4, then a user question.
+        let m = convo();
+        assert!(m[2].is(Role::Tool));
+        assert_eq!(plan(&m, 2, 0).map(|p| p.head), Some(3));
+        assert_eq!(plan(&m, 3, 0).map(|p| p.head), Some(3));
+        // Too few messages beyond the head: nothing to gain.
+        assert_eq!(plan(&m, 6, 0), None);
+        assert!(plan(&m, 5, 0).is_some());
+        // A tail budget that holds everything leaves no middle.
+        assert_eq!(plan(&m, 3, 1_000_000), None);
+    }
+
+    #[test]
     fn a_message_is_counted_with_its_calls_and_tokens_round_up() {
         let mut m = Message::assistant("abc");
         m.tool_calls.push(ToolCall {

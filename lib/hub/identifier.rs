@@ -46,6 +46,10 @@ impl Identifier {
             }
             return Ok(Identifier::Url(raw.to_string()));
         }
+        // Any other scheme (`ftp://…`, `file://…`) is not an `owner/repo/path`.
+        if raw.contains("://") {
+            return Err(bad("only http and https URLs are fetched"));
+        }
         if let Some(rest) = raw.strip_prefix("tap:") {
             let (tap, path) = rest
                 .split_once('/')
@@ -102,6 +106,9 @@ fn well_known(url: &str) -> Option<Identifier> {
     };
     if let Some(base) = clean.strip_suffix("/index.json") {
         let skill = fragment.filter(|f| !f.is_empty())?;
+        if !base.ends_with(WELL_KNOWN_PATH) {
+            return None;
+        }
         return Some(Identifier::WellKnown {
             base: base.to_string(),
             skill: skill.to_string(),
@@ -198,10 +205,10 @@ mod tests {
             parsed("https://x.dev/a.tar.gz"),
             Identifier::Url("https://x.dev/a.tar.gz".into())
         );
-        // Not a URL scheme the hub knows: two path segments, refused as a GitHub id.
+        // Not a URL scheme the hub knows.
         assert_eq!(
             refused("ftp://x.dev"),
-            "bad identifier \"ftp://x.dev\": expected <owner>/<repo>/<path>, well-known:<url>, a URL, tap:<name>/<path> or a skill name"
+            "bad identifier \"ftp://x.dev\": only http and https URLs are fetched"
         );
     }
 
@@ -394,5 +401,37 @@ mod tests {
             "tap:mine/c/d"
         );
         assert_eq!(Identifier::Name("pdf".into()).render(), "pdf");
+    }
+
+    #[test]
+    fn other_schemes_and_an_index_outside_well_known_are_refused() {
+        for raw in [
+            "ftp://x/a/b",
+            "file:///etc/skills/x",
+            "well-known:https://example.com/foo/index.json#x",
+        ] {
+            let got = Identifier::parse(raw);
+            assert!(matches!(got, Err(HubError::Invalid(_))), "{raw}: {got:?}");
+        }
+        assert_eq!(
+            Identifier::parse("ftp://x/a/b").map_err(|e| e.to_string()),
+            Err("bad identifier \"ftp://x/a/b\": only http and https URLs are fetched".into())
+        );
+        assert_eq!(
+            Identifier::parse("well-known:https://example.com/.well-known/skills/index.json#pdf")
+                .ok(),
+            Some(Identifier::WellKnown {
+                base: "https://example.com/.well-known/skills".into(),
+                skill: "pdf".into()
+            })
+        );
+        // Under /.well-known/skills/ a plain URL is the well-known form; an index URL
+        // elsewhere stays a plain URL.
+        assert_eq!(
+            Identifier::parse("https://example.com/foo/index.json#x").ok(),
+            Some(Identifier::Url(
+                "https://example.com/foo/index.json#x".into()
+            ))
+        );
     }
 }
