@@ -303,6 +303,64 @@ mod tests {
         assert_eq!(plan(&m, 3, 1_000_000), None);
     }
 
+    /// u0 a1 u2 a3(call, 400 chars) t4 a5 u6 a7: one token each but a3.
+    fn priced() -> Vec<Message> {
+        let call = ToolCall {
+            id: "c".into(),
+            name: "t".into(),
+            arguments: "{}".into(),
+        };
+        let mut a3 = Message::assistant("y".repeat(400));
+        a3.tool_calls.push(call.clone());
+        vec![
+            Message::user("x"),
+            Message::assistant("x"),
+            Message::user("x"),
+            a3,
+            Message::tool_result(&call, true, "x"),
+            Message::assistant("x"),
+            Message::user("x"),
+            Message::assistant("x"),
+        ]
+    }
+
+    #[test]
+    fn the_tail_fills_its_budget_exactly_and_never_starts_with_a_tool_result() {
+        let m = priced();
+        let at = |budget| plan(&m, 1, budget).map(|p| (p.head, p.tail_start));
+        // The last user message and what follows it are always kept (2 tokens).
+        assert_eq!(at(0), Some((1, 6)));
+        assert_eq!(at(2), Some((1, 6)));
+        assert_eq!(at(3), Some((1, 5)));
+        // t4 fits at 4 but its call does not: the tail starts at the call.
+        assert_eq!(at(4), Some((1, 3)));
+        assert_eq!(at(5), Some((1, 3)));
+    }
+
+    #[test]
+    fn without_a_question_after_the_head_the_last_message_is_kept() {
+        // convo() with its last question dropped: the only user message is in the head.
+        let mut m = convo();
+        m.pop();
+        m.push(Message::assistant("done"));
+        assert_eq!(
+            plan(&m, 3, 0),
+            Some(Plan {
+                head: 3,
+                tail_start: 9
+            })
+        );
+        // Nothing but tool results after the head: no plan (and no reading past the end).
+        let call = ToolCall {
+            id: "c".into(),
+            name: "t".into(),
+            arguments: "{}".into(),
+        };
+        let mut tools = vec![Message::user("u")];
+        tools.extend((0..6).map(|_| Message::tool_result(&call, true, "r")));
+        assert_eq!(plan(&tools, 1, 0), None);
+    }
+
     #[test]
     fn a_message_is_counted_with_its_calls_and_tokens_round_up() {
         let mut m = Message::assistant("abc");
