@@ -56,7 +56,7 @@ pub fn plan(messages: &[Message], protect_first: usize, tail_budget_tokens: u64)
         return None;
     }
     let mut head = protect_first.min(messages.len());
-    while head < messages.len() && messages[head].is(Role::Tool) {
+    while messages.get(head).is_some_and(|m| m.is(Role::Tool)) {
         head += 1;
     }
     // The tail always keeps the last user message, or (when that is in the head) the last
@@ -76,7 +76,8 @@ pub fn plan(messages: &[Message], protect_first: usize, tail_budget_tokens: u64)
         used += cost;
         tail_start = i;
     }
-    while tail_start > head && tail_start < messages.len() && messages[tail_start].is(Role::Tool) {
+    // The head never starts at a tool result, so this stops at the head at the latest.
+    while messages.get(tail_start).is_some_and(|m| m.is(Role::Tool)) {
         tail_start -= 1;
     }
     (tail_start > head + 1).then_some(Plan { head, tail_start })
@@ -335,6 +336,8 @@ mod tests {
         // t4 fits at 4 but its call does not: the tail starts at the call.
         assert_eq!(at(4), Some((1, 3)));
         assert_eq!(at(5), Some((1, 3)));
+        // A budget that holds everything, with nothing protected: no middle, no plan.
+        assert_eq!(plan(&m, 0, 1_000_000), None);
     }
 
     #[test]
