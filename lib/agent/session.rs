@@ -1950,4 +1950,47 @@ mod tests {
         let middle = pre[0]["params"]["messages"].as_array().map(Vec::len);
         assert_eq!(middle, Some(3));
     }
+
+    #[test]
+    fn a_fixed_clock_holds_still_and_the_system_clock_moves() {
+        let fixed = Clock::new(Some(12.5));
+        assert!(fixed.is_fixed());
+        assert_eq!(fixed.now(), 12.5);
+        let system = Clock::new(None);
+        assert!(!system.is_fixed());
+        assert!(system.now() > 1_700_000_000.0);
+    }
+
+    #[test]
+    fn memory_is_loaded_only_when_a_store_is_on_and_the_tool_offered() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        std::fs::create_dir_all(dir.path().join("memories")).unwrap_or_default();
+        std::fs::write(dir.path().join("memories/USER.md"), "Prefers tea.").unwrap_or_default();
+        let prompt_with = |yaml: &str, tools: Option<&[&str]>| {
+            let (mut parts, _) = testing::parts(dir.path(), yaml, vec![]);
+            parts.registry = Registry::new(tools);
+            let Ok(mut agent) = Agent::new(parts) else {
+                panic!("agent")
+            };
+            (
+                agent.system_prompt().contains("Prefers tea."),
+                agent.memory_store().is_some(),
+            )
+        };
+        assert_eq!(prompt_with("", None), (true, true));
+        assert_eq!(prompt_with("", Some(&["terminal"])), (false, false));
+        assert_eq!(
+            prompt_with(
+                "memory: {memory_enabled: false, user_profile_enabled: false}\n",
+                None
+            ),
+            (false, false)
+        );
+        assert_eq!(
+            prompt_with("memory: {memory_enabled: false}\n", None),
+            (true, true)
+        );
+    }
 }

@@ -123,16 +123,10 @@ pub fn search(
     let deadline = Instant::now() + timeout;
     let mut answers: Vec<Option<Result<Vec<SkillMeta>, HubError>>> =
         (0..searchable.len()).map(|_| None).collect();
-    let mut pending = searchable.len();
-    while pending > 0 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok((i, answer)) => {
-                answers[i] = Some(answer);
-                pending -= 1;
-            }
-            Err(_) => break,
-        }
+    // Ends at the deadline, or once every source has answered and dropped its sender.
+    while let Ok((i, answer)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        answers[i] = Some(answer);
     }
     let mut reports = Vec::new();
     let mut found: Vec<(usize, SkillMeta)> = Vec::new();
