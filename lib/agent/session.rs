@@ -1993,4 +1993,144 @@ mod tests {
             (true, true)
         );
     }
+
+    #[test]
+    fn the_ids_and_the_prompts_date_are_of_the_runs_time() {
+        let mut t = agent(vec![]);
+        // 1,780,000,000 s after the epoch is in May 2026 in every time zone.
+        assert!(
+            t.agent.session_id.starts_with("2026"),
+            "{}",
+            t.agent.session_id
+        );
+        let prompt = t.agent.system_prompt().to_string();
+        assert!(prompt.contains(", 2026\nModel: m1\n"), "{prompt}");
+    }
+
+    #[test]
+    fn the_prompt_watch_is_taken_once_and_tells_what_was_loaded() {
+        let mut t = agent(vec![]);
+        let Some(watch) = t.agent.take_prompt_watch() else {
+            panic!("no watch")
+        };
+        let loaded = watch.recv().ok();
+        assert_eq!(loaded.as_ref(), Some(t.agent.prompt_ready()));
+        assert!(t.agent.take_prompt_watch().is_none());
+    }
+
+    #[test]
+    fn a_prompt_set_from_outside_is_what_is_sent() {
+        let mut t = agent(vec![answer("a")]);
+        t.agent.set_system_prompt("Only this.".into());
+        t.turn("q");
+        assert_eq!(t.sent()[0]["messages"][0]["content"], "Only this.");
+        assert_eq!(t.column("system_prompt"), "Only this.");
+    }
+
+    #[test]
+    fn one_skills_tool_is_enough_for_the_skills_index() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let folder = dir.path().join("skills/tidy");
+        std::fs::create_dir_all(&folder).unwrap_or_default();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            "---\nname: tidy\ndescription: Tidy up.\n---\nTidy.\n",
+        )
+        .unwrap_or_default();
+        let index_with = |tools: &[&str]| {
+            let (mut parts, _) = testing::parts(dir.path(), "", vec![]);
+            parts.registry = Registry::new(Some(tools));
+            let Ok(mut agent) = Agent::new(parts) else {
+                panic!("agent")
+            };
+            (
+                agent.system_prompt().contains("- tidy: Tidy up."),
+                agent.prompt_ready().skills,
+            )
+        };
+        assert_eq!(index_with(&["skill_view"]), (true, 1));
+        assert_eq!(index_with(&["skills_list"]), (true, 1));
+        assert_eq!(index_with(&["terminal"]), (false, 0));
+    }
+
+    #[test]
+    fn after_forgetting_reads_a_file_is_shown_again() {
+        let read = || tool_call("read_file", r#"{"path": "a.txt"}"#);
+        let mut t = agent(vec![
+            read(),
+            answer("1"),
+            read(),
+            answer("2"),
+            read(),
+            answer("3"),
+        ]);
+        std::fs::write(t.dir.path().join("a.txt"), "alpha\n").unwrap_or_default();
+        let result =
+            |t: &testing::TestAgent| t.agent.messages[t.agent.messages.len() - 2].content.clone();
+        t.turn("read");
+        assert!(result(&t).contains("1|alpha"));
+        t.turn("again");
+        assert!(
+            result(&t).contains("\"status\": \"unchanged\""),
+            "{}",
+            result(&t)
+        );
+        t.agent.forget_reads();
+        t.turn("once more");
+        assert!(result(&t).contains("1|alpha"), "{}", result(&t));
+    }
+
+    #[test]
+    fn a_failed_write_is_a_failed_item_whatever_its_shape() {
+        let mut t = agent(vec![tool_call("write_file", "{}"), answer("no")]);
+        let (_, heard) = t.turn("write");
+        assert_eq!(
+            heard.completed()[0],
+            json!({"type": "file_change", "changes": [{"path": null, "kind": "add"}], "status": "failed"})
+        );
+    }
+
+    #[test]
+    fn the_models_shell_keeps_the_ordinary_environment() {
+        let mut heard = Recorder::default();
+        let results = run_command(
+            "",
+            ApprovalMode::Deny,
+            &["echo \"${HOME:+home} ${PATH:+path}\""],
+            &mut heard,
+            &[],
+        );
+        assert_eq!(results[0]["output"], "home path");
+    }
+
+    #[test]
+    fn only_successful_memory_calls_are_mirrored_from_a_hook() {
+        let (_keep, log) = provider_log();
+        let add = r#"{"action": "add", "target": "memory", "content": "x"}"#;
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![
+                tool_call("memory", add),
+                tool_call("write_file", add),
+                answer("done"),
+            ],
+            |p| p.provider_use = ProviderUse::MirrorWrites,
+        );
+        t.agent
+            .set_tool_hook(Box::new(Fixed(json!({"success": false, "error": "full"}))));
+        t.turn("go");
+        assert_eq!(methods(&log), ["initialize"]);
+        let (_keep, log) = provider_log();
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![tool_call("write_file", add), answer("done")],
+            |p| p.provider_use = ProviderUse::MirrorWrites,
+        );
+        t.agent
+            .set_tool_hook(Box::new(Fixed(json!({"success": true}))));
+        t.turn("go");
+        assert_eq!(methods(&log), ["initialize"]);
+    }
 }
