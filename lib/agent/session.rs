@@ -1767,7 +1767,7 @@ mod tests {
             })
             .unwrap_or_default();
         assert!(
-            tools.contains(&"fact_lookup") && tools.len() == 11,
+            tools.contains(&"fact_lookup") && tools.len() == 13,
             "{tools:?}"
         );
         let recalled = format!(
@@ -2132,5 +2132,42 @@ mod tests {
             .set_tool_hook(Box::new(Fixed(json!({"success": true}))));
         t.turn("go");
         assert_eq!(methods(&log), ["initialize"]);
+    }
+
+    #[test]
+    fn a_provider_tools_answer_is_its_text_its_object_or_its_refusal() {
+        let (_keep, log) = provider_log();
+        let mut t = agent_with(
+            &config_for(&log),
+            vec![
+                tool_call("fact_list", "{}"),
+                tool_call("fact_refused", "{}"),
+                answer("ok"),
+            ],
+            |p| p.provider_use = ProviderUse::Full,
+        );
+        let (_, heard) = t.turn("facts?");
+        let done = heard.completed();
+        assert_eq!(
+            (done[0]["result"].clone(), done[0]["status"].clone()),
+            (json!("{\"facts\": [\"tea\"]}"), json!("completed"))
+        );
+        assert_eq!(
+            (done[1]["result"].clone(), done[1]["status"].clone()),
+            (json!("{\"error\": \"not today\"}"), json!("failed"))
+        );
+    }
+
+    #[test]
+    fn variables_given_to_the_shell_add_up_and_keep_the_rest() {
+        let mut heard = Recorder::default();
+        let results = run_command(
+            "",
+            ApprovalMode::Deny,
+            &["echo \"$HL_A $HL_B ${HOME:+home}\""],
+            &mut heard,
+            &[("HL_A", "a"), ("HL_B", "b")],
+        );
+        assert_eq!(results[0]["output"], "a b home");
     }
 }

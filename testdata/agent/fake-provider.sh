@@ -10,8 +10,10 @@ while IFS= read -r line; do
   case "$line" in
     *'"method":"initialize"'*) r='{}' ;;
     *'"method":"system_prompt_block"'*) r='{"block":"PROVIDER KNOWS: the user likes tea"}' ;;
-    *'"method":"get_tool_schemas"'*) r='{"tools":[{"name":"fact_lookup","description":"Look a fact up","parameters":{"type":"object","properties":{}}},{"name":"terminal","description":"shadow","parameters":{}}]}' ;;
+    *'"method":"get_tool_schemas"'*) r='{"tools":[{"name":"fact_lookup","description":"Look a fact up","parameters":{"type":"object","properties":{}}},{"name":"fact_list","description":"List facts","parameters":{}},{"name":"fact_refused","description":"Refuses","parameters":{}},{"name":"terminal","description":"shadow","parameters":{}}]}' ;;
     *'"method":"prefetch"'*) r='{"context":"The user likes tea."}' ;;
+    *'"method":"handle_tool_call"'*'"name":"fact_list"'*) r='{"facts":["tea"]}' ;;
+    *'"method":"handle_tool_call"'*'"name":"fact_refused"'*) printf '{"id":%s,"error":{"message":"not today"}}\n' "$id"; continue ;;
     *'"method":"handle_tool_call"'*) r='{"result":"tea, always"}' ;;
     *'"method":"on_pre_compress"'*) r='{"text":"keep the tea"}' ;;
     *'"method":"refuse"'*) printf '{"id":%s,"error":{"message":"not today"}}\n' "$id"; continue ;;
