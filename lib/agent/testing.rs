@@ -43,7 +43,7 @@ pub(crate) fn parts(dir: &Path, config_yaml: &str, script: Script) -> (AgentPart
     let client = Client::new(
         Box::new(model),
         RetryPolicy {
-            attempts: 1,
+            attempts: settings.api_max_retries,
             backoff_base: std::time::Duration::ZERO,
         },
         interrupt.clone(),
@@ -218,6 +218,12 @@ impl Observer for Recorder {
 
     fn notice(&mut self, text: &str) {
         self.notices.push(text.to_string());
+    }
+
+    fn retrying(&mut self, attempt: u32, of: u32, error: &LlmError, _: std::time::Duration) {
+        self.events.push(
+            json!({"event": "retry", "attempt": attempt, "of": of, "error": error.to_string()}),
+        );
     }
 
     fn approve(&mut self, request: &ApprovalRequest) -> Decision {

@@ -1473,4 +1473,127 @@ mod loop_tests {
         // The second turn's rounds were reset by skill_manage: the third needs two of its own.
         assert_eq!(due, [true, false, true]);
     }
+
+    #[test]
+    fn a_retried_call_is_reported_to_the_observer() {
+        let busy = || {
+            Err(LlmError::Http {
+                status: 503,
+                message: "busy".into(),
+                retry_after: None,
+            })
+        };
+        let mut t = agent(vec![busy(), answer("made it")]);
+        let (outcome, heard) = t.turn("hi");
+        assert_eq!(outcome.answer.as_deref(), Some("made it"));
+        let retries: Vec<&Value> = heard
+            .events
+            .iter()
+            .filter(|e| e["event"] == "retry")
+            .collect();
+        assert_eq!(
+            retries,
+            [&json!({"event": "retry", "attempt": 1, "of": 3, "error": "HTTP 503: busy"})]
+        );
+    }
+
+    /// Twenty lines of 2,000 characters: a read_file result of about 40,000 characters.
+    fn wide_file(t: &crate::agent::testing::TestAgent, name: &str) {
+        let line = format!("{}\n", name.repeat(2000));
+        let _ = std::fs::write(t.dir.path().join(name), line.repeat(20));
+    }
+
+    fn read(name: &str) -> Result<Completion, LlmError> {
+        tool_call("read_file", &json!({"path": name}).to_string())
+    }
+
+    fn with_prompt(
+        mut reply: Result<Completion, LlmError>,
+        prompt: u64,
+    ) -> Result<Completion, LlmError> {
+        if let Ok(done) = &mut reply {
+            done.usage = Some(Usage {
+                prompt,
+                ..Usage::default()
+            });
+        }
+        reply
+    }
+
+    #[test]
+    fn a_turn_compacts_between_calls_when_tool_results_push_it_over() {
+        let big = |c: char| c.to_string().repeat(50_000);
+        let mut t = agent_with(
+            SMALL_WINDOW,
+            vec![
+                answer("a1"),
+                answer("a2"),
+                answer("a3"),
+                read("f"),
+                read("g"),
+                answer("The summary."),
+                answer("done"),
+            ],
+            |_| {},
+        );
+        for name in ["f", "g"] {
+            let line = format!("{}\n", name.repeat(2000));
+            let _ = std::fs::write(t.dir.path().join(name), line.repeat(30));
+        }
+        for q in ['p', 'q', 'r'] {
+            t.turn(&big(q));
+        }
+        let (outcome, heard) = t.turn("now read");
+        assert_eq!(outcome.error, None);
+        assert_eq!(outcome.answer.as_deref(), Some("done"));
+        // read f, read g, the summary, the answer: over the trigger only after g's result.
+        assert_eq!(outcome.api_calls, 4);
+        let compactions: Vec<Value> = heard
+            .completed()
+            .into_iter()
+            .filter(|i| i["type"] == "compaction")
+            .collect();
+        assert_eq!(compactions.len(), 1);
+        let sent = t.sent();
+        let summary_call = &sent[5];
+        assert!(summary_call.get("tools").is_none());
+        let last = sent[6]["messages"].to_string();
+        assert!(
+            last.contains("[CONTEXT COMPACTION"),
+            "{}",
+            &last[..200.min(last.len())]
+        );
+    }
+
+    #[test]
+    fn the_last_reported_prompt_size_can_trigger_the_next_turns_compaction() {
+        // Three tool rounds of ~40,000 characters: about 33,000 tokens, well under the
+        // 64,000 trigger, unless the endpoint said the prompt was bigger.
+        let run = |sizes: [u64; 3]| {
+            let mut t = agent_with(
+                SMALL_WINDOW,
+                vec![
+                    with_prompt(read("a"), sizes[0]),
+                    with_prompt(read("b"), sizes[1]),
+                    with_prompt(read("c"), sizes[2]),
+                    answer("read"),
+                    answer("The summary."),
+                    answer("next"),
+                ],
+                |_| {},
+            );
+            for name in ["a", "b", "c"] {
+                wide_file(&t, name);
+            }
+            t.turn("read them");
+            let (outcome, heard) = t.turn("and now?");
+            let compacted = heard.completed().iter().any(|i| i["type"] == "compaction");
+            (compacted, outcome.api_calls)
+        };
+        assert_eq!(run([0, 0, 0]), (false, 1));
+        assert_eq!(run([0, 0, 70_000]), (true, 2));
+        // A later report of 0 (no usage figure) keeps the last real one.
+        assert_eq!(run([0, 70_000, 0]), (true, 2));
+        assert_eq!(run([0, 60_000, 0]), (false, 1));
+    }
 }

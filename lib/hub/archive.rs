@@ -48,6 +48,14 @@ pub fn unpack(bytes: &[u8], what: &str) -> Result<Vec<(String, Vec<u8>)>, HubErr
         let size = entry.header().size().unwrap_or(u64::MAX);
         members.add(&raw, size, &mut entry)?;
     }
+    // The stream ran into its cap (headers and folders count against no other limit): the
+    // archive is cut there, so it is refused rather than unpacked in part.
+    if archive.into_inner().limit() == 0 {
+        return Err(HubError::TooLarge {
+            what: what.to_string(),
+            limit: MAX_TOTAL_BYTES,
+        });
+    }
     Ok(strip_top_folder(members.files))
 }
 
@@ -450,5 +458,24 @@ mod tests {
         let empty = zip(&[]);
         assert!(empty.starts_with(b"PK\x05\x06"));
         assert_eq!(message(unpack(&empty, "t")), "unpacked 0 files");
+    }
+
+    #[test]
+    fn a_stream_of_folders_stops_a_little_past_the_byte_limit() {
+        // Folders count against no limit, but the decompressed stream does: 70,000 folder
+        // headers are 35 MB of tar, past the 32 MiB limit and its 1 MiB of slack. The stream
+        // is cut there, and a cut archive is refused, not unpacked in part.
+        let names: Vec<String> = (0..70_000).map(|i| format!("d{i:05}/")).collect();
+        let entries: Vec<(&str, &[u8], tar::EntryType)> = names
+            .iter()
+            .map(|n| (n.as_str(), &b""[..], tar::EntryType::Directory))
+            .collect();
+        assert_eq!(
+            message(unpack(&targz(&entries), "t")),
+            "too large: t is larger than the limit of 33554432 bytes"
+        );
+        // Within the slack the same kind of stream unpacks (to nothing).
+        let few = &entries[..1000];
+        assert_eq!(message(unpack(&targz(few), "t")), "unpacked 0 files");
     }
 }
