@@ -1596,4 +1596,75 @@ mod loop_tests {
         assert_eq!(run([0, 70_000, 0]), (true, 2));
         assert_eq!(run([0, 60_000, 0]), (false, 1));
     }
+
+    #[test]
+    fn the_estimate_counts_prompt_ephemeral_messages_and_schemas() {
+        let mut plain = agent(vec![answer("ok")]);
+        plain.turn("hello");
+        let mut extra = agent_with("", vec![answer("ok")], |p| p.ephemeral = "e".repeat(400));
+        extra.turn("hello");
+        let a = plain.agent.estimate_request_tokens(&[]);
+        let b = extra.agent.estimate_request_tokens(&[]);
+        assert_eq!(b - a, 100);
+        let with_more = plain
+            .agent
+            .estimate_request_tokens(&[crate::llm::Message::user("x".repeat(40))]);
+        assert_eq!(with_more - a, 10);
+    }
+
+    #[test]
+    fn calls_of_one_tool_with_different_arguments_all_run() {
+        let mut t = agent(vec![
+            calls(&[
+                ("c1", "skills_list", "{}"),
+                ("c2", "skills_list", r#"{"category": "ops"}"#),
+            ]),
+            answer("both"),
+        ]);
+        t.turn("list");
+        assert_eq!(t.agent.messages[1].tool_calls.len(), 2);
+        let results = t
+            .agent
+            .messages
+            .iter()
+            .filter(|m| m.tool_call_id.is_some())
+            .count();
+        assert_eq!(results, 2);
+    }
+
+    #[test]
+    fn a_failed_memory_call_does_not_put_off_the_memory_review() {
+        let bad = r#"{"action": "remove", "target": "memory", "old_text": "nothing like this"}"#;
+        let mut t = agent_with(
+            NUDGES,
+            vec![tool_call("memory", bad), answer("1"), answer("2")],
+            |_| {},
+        );
+        let due: Vec<bool> = (0..2)
+            .map(|i| t.turn(&format!("q{i}")).0.review.memory)
+            .collect();
+        assert_eq!(due, [false, true]);
+    }
+
+    #[test]
+    fn with_compression_off_nothing_is_compacted() {
+        let big = |c: char| c.to_string().repeat(50_000);
+        let mut t = agent_with(
+            &format!("{SMALL_WINDOW}compression: {{enabled: false}}\n"),
+            vec![
+                answer("a1"),
+                answer("a2"),
+                answer("a3"),
+                answer("a4"),
+                answer("a5"),
+            ],
+            |_| {},
+        );
+        for q in ['p', 'q', 'r', 's', 't'] {
+            let (outcome, heard) = t.turn(&big(q));
+            assert_eq!(outcome.api_calls, 1);
+            assert!(heard.completed().iter().all(|i| i["type"] != "compaction"));
+        }
+        assert_eq!(t.agent.messages.len(), 10);
+    }
 }

@@ -114,9 +114,8 @@ impl<'a> Members<'a> {
     }
 
     /// Reads the regular file `raw` (declaring `size` bytes) from `reader`: its path must stay
-    /// in the skill, and the file count and the bytes read (not the size declared, which an
-    /// archive can lie about) must stay within the limits.
-    fn add(&mut self, raw: &str, size: u64, reader: impl Read) -> Result<(), HubError> {
+    /// in the skill, and the file count and the bytes must stay within the limits.
+    fn add(&mut self, raw: &str, size: u64, mut reader: impl Read) -> Result<(), HubError> {
         let what = self.what;
         let rel = bundle::normalize_path(raw).map_err(|_| {
             HubError::refused(format!(
@@ -135,15 +134,13 @@ impl<'a> Members<'a> {
         if self.total.saturating_add(size) > MAX_TOTAL_BYTES {
             return Err(too_large());
         }
+        // Neither reader passes the declared size: a tar member ends there, and a zip member
+        // that decompresses to more is an error. So the check above bounds what is read.
         let mut data = Vec::new();
         reader
-            .take(MAX_TOTAL_BYTES - self.total + 1)
             .read_to_end(&mut data)
             .map_err(|e| HubError::invalid(format!("{what}: malformed archive ({e})")))?;
         self.total += data.len() as u64;
-        if self.total > MAX_TOTAL_BYTES {
-            return Err(too_large());
-        }
         if self.files.iter().any(|(r, _)| *r == rel) {
             return Err(HubError::refused(format!(
                 "{what}: archive member {rel:?} appears twice"
@@ -477,5 +474,33 @@ mod tests {
         // Within the slack the same kind of stream unpacks (to nothing).
         let few = &entries[..1000];
         assert_eq!(message(unpack(&targz(few), "t")), "unpacked 0 files");
+    }
+
+    /// A zip of `SKILL.md` and `big` (`size` bytes) whose directory says `big` holds 1 byte.
+    fn lying_zip(size: usize) -> Vec<u8> {
+        let mut bytes = zip(&[("SKILL.md", b"s"), ("big", &vec![0u8; size])]);
+        let one = 1u32.to_le_bytes();
+        let mut patched = 0;
+        for at in 0..bytes.len().saturating_sub(46) {
+            let sig: [u8; 4] = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+            if &sig == b"PK\x03\x04" && &bytes[at + 30..at + 33] == b"big" {
+                bytes[at + 22..at + 26].copy_from_slice(&one);
+                patched += 1;
+            }
+            if &sig == b"PK\x01\x02" && &bytes[at + 46..at + 49] == b"big" {
+                bytes[at + 24..at + 28].copy_from_slice(&one);
+                patched += 1;
+            }
+        }
+        assert_eq!(patched, 2);
+        bytes
+    }
+
+    #[test]
+    fn a_zip_member_that_decompresses_past_its_declared_size_is_refused() {
+        let got = message(unpack(&lying_zip(MAX_TOTAL_BYTES as usize), "t"));
+        assert!(got.starts_with("invalid: t: malformed archive ("), "{got}");
+        let got = message(unpack(&lying_zip(2), "t"));
+        assert!(got.starts_with("invalid: t: malformed archive ("), "{got}");
     }
 }
