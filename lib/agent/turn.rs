@@ -482,14 +482,8 @@ impl Agent {
         } else {
             String::new()
         };
-        // Room for the request: the window less the answer's cap and a tenth for safety.
-        let window = self.settings.context_length;
-        let answer_room = self.endpoint.max_tokens.unwrap_or(4096).min(window / 4);
-        let budget_tokens = window
-            .saturating_sub(answer_room)
-            .saturating_sub(window / 10);
-        let max_chars = (budget_tokens * 4) as usize;
-        let mut request = compact::summary_request(&middle, max_chars.max(4_000));
+        let max_chars = summary_chars(self.settings.context_length, self.endpoint.max_tokens);
+        let mut request = compact::summary_request(&middle, max_chars);
         if !provider_notes.trim().is_empty()
             && let Some(Value::String(content)) = request.pointer_mut("/0/content")
         {
@@ -588,6 +582,17 @@ impl Agent {
     }
 }
 
+/// How many characters of the conversation a summary request may carry: the window less the
+/// answer's room (its cap, at most a quarter of the window) and a tenth for safety, four
+/// characters a token, and never below 4,000.
+fn summary_chars(window: u64, max_tokens: Option<u64>) -> usize {
+    let answer_room = max_tokens.unwrap_or(4096).min(window / 4);
+    let budget_tokens = window
+        .saturating_sub(answer_room)
+        .saturating_sub(window / 10);
+    ((budget_tokens * 4) as usize).max(4_000)
+}
+
 /// Arguments as an object: valid JSON, or JSON a cut stream damaged and we could repair.
 /// Anything else is answered with an error the model can act on, and the tool is not run.
 fn parse_arguments(raw: &str) -> Result<Map<String, Value>, String> {
@@ -672,6 +677,35 @@ mod tests {
                 .unwrap_err()
                 .starts_with("Error: Invalid JSON arguments.")
         );
+    }
+
+    #[test]
+    fn a_summary_request_fits_the_window_with_room_for_the_answer() {
+        assert_eq!(summary_chars(80_000, None), (80_000 - 4096 - 8000) * 4);
+        assert_eq!(
+            summary_chars(80_000, Some(30_000)),
+            (80_000 - 20_000 - 8000) * 4
+        );
+        assert_eq!(
+            summary_chars(256_000, Some(1000)),
+            (256_000 - 1000 - 25_600) * 4
+        );
+        assert_eq!(summary_chars(1000, None), 4000);
+    }
+
+    #[test]
+    fn titles_take_whole_words_up_to_sixty_characters() {
+        let thirty = "a".repeat(30);
+        let twenty_nine = "b".repeat(29);
+        assert_eq!(
+            title_from(&format!("{thirty} {twenty_nine} c")),
+            format!("{thirty} {twenty_nine}")
+        );
+        assert_eq!(title_from(&format!("{thirty} {thirty}")), thirty.clone());
+        // One word longer than the limit is cut inside it.
+        assert_eq!(title_from(&"w".repeat(70)), "w".repeat(60));
+        assert_eq!(title_from("\n  \nWhy?!\n"), "Why");
+        assert_eq!(title_from(""), "");
     }
 
     #[test]
@@ -1344,7 +1378,7 @@ mod loop_tests {
                 answer("a2"),
                 answer("a3"),
                 answer("a4"),
-                Err(LlmError::BadResponse("no summary".into())),
+                answer("<think>only thinking</think>  "),
                 answer("a5"),
             ],
             |_| {},
