@@ -128,10 +128,7 @@ fn execute(
             limit,
             timeout,
         } => {
-            let timeout = timeout
-                .filter(|t| t.is_finite() && *t > 0.0)
-                .map(|t| Duration::from_secs_f64(t.min(600.0)));
-            let hub = Hub::open_with(home, &source, timeout)?;
+            let hub = Hub::open_with(home, &source, search_timeout(timeout))?;
             let timeout = hub.config.timeout;
             let outcome = search::search(&hub.sources, &query, limit, timeout);
             print_search(&outcome, format, out)?;
@@ -153,11 +150,7 @@ fn execute(
             };
             let outcome = install::install_bundle(&hub.home, &bundle, &options, now)?;
             print_install(&outcome, format, out)?;
-            Ok(if outcome.decision == Decision::Installed {
-                Exit::Success
-            } else {
-                Exit::Negative
-            })
+            Ok(installed_or_not(outcome.decision))
         }
         HubCommand::Inspect { id } => {
             let hub = Hub::open(home, "all")?;
@@ -265,9 +258,7 @@ fn execute(
         HubCommand::Update { name } => {
             let hub = Hub::open(home, "all")?;
             let rows = maintain::update(&hub, name.as_deref(), now)?;
-            let mut refused = false;
             for row in &rows {
-                refused |= row.status() == "refused";
                 let mut record = json!({
                     "type": "update",
                     "name": row.check.name,
@@ -297,21 +288,11 @@ fn execute(
                         if let Some(o) = &row.outcome {
                             print_report_text(&o.name, &o.source, &o.report, out)?;
                         }
-                        let why = row
-                            .outcome
-                            .as_ref()
-                            .filter(|o| o.decision != Decision::Installed)
-                            .map(|o| format!(" — {}; the installed copy is kept", o.reason))
-                            .unwrap_or_default();
-                        out.line(&format!("{}: {}{why}", row.check.name, row.status()))?;
+                        out.line(&update_line(row))?;
                     }
                 }
             }
-            Ok(if refused {
-                Exit::Negative
-            } else {
-                Exit::Success
-            })
+            Ok(update_exit(&rows))
         }
         HubCommand::Audit { name } => {
             let hub = Hub::open(home, "all")?;
@@ -373,6 +354,64 @@ fn execute(
             })
         }
     }
+}
+
+/// `--timeout` seconds as a duration, at most ten minutes; anything but a positive finite
+/// number leaves `hub.timeout` in force.
+fn search_timeout(seconds: Option<f64>) -> Option<Duration> {
+    seconds
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(|t| Duration::from_secs_f64(t.min(600.0)))
+}
+
+/// An install answers 0 when it installed, 1 when the policy refused or asks.
+fn installed_or_not(decision: Decision) -> Exit {
+    if decision == Decision::Installed {
+        Exit::Success
+    } else {
+        Exit::Negative
+    }
+}
+
+/// An update answers 1 when the policy refused one of the new versions.
+fn update_exit(rows: &[maintain::UpdateRow]) -> Exit {
+    if rows.iter().any(|r| r.status() == "refused") {
+        Exit::Negative
+    } else {
+        Exit::Success
+    }
+}
+
+/// `name: status`, and why a refused update kept the installed copy.
+fn update_line(row: &maintain::UpdateRow) -> String {
+    let why = row
+        .outcome
+        .as_ref()
+        .filter(|o| o.decision != Decision::Installed)
+        .map(|o| format!(" — {}; the installed copy is kept", o.reason))
+        .unwrap_or_default();
+    format!("{}: {}{why}", row.check.name, row.status())
+}
+
+/// One line for each source that did not answer in a text search (printed to stderr).
+fn source_warnings(outcome: &search::Outcome) -> Vec<String> {
+    outcome
+        .sources
+        .iter()
+        .filter(|s| s.status != "ok")
+        .map(|s| {
+            let what = if s.status == "timeout" {
+                "timed out"
+            } else {
+                "failed"
+            };
+            format!(
+                "warning: source {} {what}: {}",
+                s.source,
+                s.error.as_deref().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 /// A search with results succeeded; one where every source failed is an error; no results
@@ -466,17 +505,8 @@ fn print_search(outcome: &search::Outcome, format: Format, out: &mut Output) -> 
                     out.line(&format!("    {}", for_terminal(&desc)))?;
                 }
             }
-            for s in outcome.sources.iter().filter(|s| s.status != "ok") {
-                eprintln!(
-                    "warning: source {} {}: {}",
-                    s.source,
-                    if s.status == "timeout" {
-                        "timed out"
-                    } else {
-                        "failed"
-                    },
-                    s.error.as_deref().unwrap_or_default()
-                );
+            for warning in source_warnings(outcome) {
+                eprintln!("{warning}");
             }
         }
     }
@@ -887,5 +917,112 @@ mod tests {
         let mut not_an_object = json!([1]);
         tag(&mut not_an_object, "check");
         assert_eq!(not_an_object, json!([1]));
+    }
+
+    #[test]
+    fn a_search_timeout_must_be_a_positive_number_of_at_most_ten_minutes() {
+        assert_eq!(search_timeout(None), None);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(search_timeout(Some(bad)), None, "{bad}");
+        }
+        assert_eq!(search_timeout(Some(2.5)), Some(Duration::from_millis(2500)));
+        assert_eq!(search_timeout(Some(1e6)), Some(Duration::from_secs(600)));
+    }
+
+    #[test]
+    fn warnings_name_each_source_that_did_not_answer() {
+        let outcome = search::Outcome {
+            results: Vec::new(),
+            sources: vec![
+                source("github", "ok", None),
+                source("tap:mine", "timeout", Some("no answer within 10.0 s")),
+                source("well-known:x", "error", Some("HTTP 500")),
+            ],
+        };
+        assert_eq!(
+            source_warnings(&outcome),
+            [
+                "warning: source tap:mine timed out: no answer within 10.0 s",
+                "warning: source well-known:x failed: HTTP 500"
+            ]
+        );
+    }
+
+    #[test]
+    fn updates_and_installs_answer_by_what_the_policy_decided() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let home = Home::at(dir.path());
+        let Ok(blocked) = install_plainly(&home, &caution_bundle(Trust::Community)) else {
+            panic!("install")
+        };
+        let Ok(installed) = install_plainly(&home, &tidy()) else {
+            panic!("install")
+        };
+        assert_eq!(installed_or_not(installed.decision), Exit::Success);
+        assert_eq!(installed_or_not(blocked.decision), Exit::Negative);
+        assert_eq!(
+            installed_or_not(Decision::NeedsConfirmation),
+            Exit::Negative
+        );
+        let check = |name: &str, status: &'static str| maintain::CheckRow {
+            name: name.into(),
+            identifier: format!("acme/skills/{name}"),
+            source: "github".into(),
+            status,
+            current_hash: "sha256:0".into(),
+            latest_hash: None,
+            locally_modified: false,
+            error: None,
+        };
+        let row = |name: &str, outcome: Option<&Outcome>| maintain::UpdateRow {
+            check: check(name, "update_available"),
+            outcome: outcome.cloned(),
+        };
+        let updated = row("tidy-logs", Some(&installed));
+        let refused = row("netrc-reader", Some(&blocked));
+        let current = maintain::UpdateRow {
+            check: check("other", "up_to_date"),
+            outcome: None,
+        };
+        assert_eq!(update_line(&updated), "tidy-logs: updated");
+        assert_eq!(update_line(&current), "other: up_to_date");
+        assert_eq!(
+            update_line(&refused),
+            format!(
+                "netrc-reader: refused — {}; the installed copy is kept",
+                blocked.reason
+            )
+        );
+        assert_eq!(update_exit(&[updated.clone(), current]), Exit::Success);
+        assert_eq!(update_exit(&[updated, refused]), Exit::Negative);
+        assert_eq!(update_exit(&[]), Exit::Success);
+    }
+
+    #[test]
+    fn an_error_that_is_not_a_refusal_stays_an_error() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        std::fs::write(dir.path().join("config.yaml"), "hub: [unclosed\n").unwrap_or_default();
+        let home = Home::at(dir.path());
+        let mut got = None;
+        printed(|out| {
+            got = Some(
+                run(
+                    home.clone(),
+                    HubCommand::Audit { name: None },
+                    Format::Text,
+                    out,
+                    "t",
+                )
+                .map_err(|e| e.to_string()),
+            )
+        });
+        let Some(Err(e)) = got else {
+            panic!("a bad config was not an error: {got:?}")
+        };
+        assert!(!e.is_empty());
     }
 }
