@@ -938,4 +938,154 @@ pub(in crate::hub) mod tests {
             .insert("source_url".into(), json!("https://s.example"));
         assert_eq!(source_url(&b), "https://s.example");
     }
+
+    /// The author's `hermes-scan: allow` is never honoured for an install: the finding
+    /// stays a finding.
+    #[test]
+    fn an_authors_suppression_does_not_count_for_an_install() {
+        let (_dir, home) = temp_home();
+        let mut b = caution_bundle(Trust::Community);
+        b.files[0].1 = b"---\nname: netrc-reader\ndescription: Reads the netrc.\n---\n# Netrc\n\n<!-- hermes-scan: allow-file secrets-file-read -- the skill is about the netrc -->\nRead the token with `cat ~/.netrc` when asked.\n".to_vec();
+        let Ok(outcome) = install_plainly(&home, &b) else {
+            panic!("install")
+        };
+        assert_eq!(
+            (
+                outcome.report.findings.len(),
+                outcome.report.suppressed.len()
+            ),
+            (2, 0)
+        );
+        assert_eq!(outcome.finding_count(), 2);
+        assert_eq!(outcome.decision, Decision::Blocked);
+    }
+
+    /// A source that lists `metas` in a search and serves `bundles`; `broken` fails searches.
+    struct Listing {
+        name: &'static str,
+        metas: Vec<crate::hub::source::SkillMeta>,
+        bundles: Vec<Bundle>,
+        broken: bool,
+    }
+
+    impl Source for Listing {
+        fn name(&self) -> String {
+            self.name.into()
+        }
+
+        fn search(
+            &self,
+            _: &str,
+            _: usize,
+        ) -> Result<Vec<crate::hub::source::SkillMeta>, HubError> {
+            if self.broken {
+                return Err(HubError::invalid("down"));
+            }
+            Ok(self.metas.clone())
+        }
+
+        fn serves(&self, id: &Identifier) -> bool {
+            matches!(id, Identifier::GitHub { .. })
+        }
+
+        fn fetch(&self, id: &Identifier) -> Result<Bundle, HubError> {
+            self.bundles
+                .iter()
+                .find(|b| b.identifier == id.render())
+                .cloned()
+                .ok_or_else(|| HubError::NotFound(id.render()))
+        }
+    }
+
+    fn meta(identifier: &str) -> crate::hub::source::SkillMeta {
+        crate::hub::source::SkillMeta {
+            name: "tidy-logs".into(),
+            description: "Rotate old logs.".into(),
+            source: "github".into(),
+            identifier: identifier.into(),
+            trust_level: Trust::Community,
+        }
+    }
+
+    fn hub_of(sources: Vec<Listing>) -> (tempfile::TempDir, Hub) {
+        let (dir, home) = temp_home();
+        let Ok(config) = HubConfig::load(&home) else {
+            panic!("config")
+        };
+        let sources = sources
+            .into_iter()
+            .map(|s| Arc::new(s) as Arc<dyn Source>)
+            .collect();
+        (
+            dir,
+            Hub {
+                home,
+                config,
+                sources,
+            },
+        )
+    }
+
+    fn fetched(hub: &Hub, raw: &str) -> Result<String, String> {
+        hub.fetch(raw)
+            .map(|b| b.identifier)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_bare_name_is_fetched_when_exactly_one_source_has_it() {
+        let one = Listing {
+            name: "github",
+            metas: vec![meta("acme/skills/tidy-logs")],
+            bundles: vec![tidy()],
+            broken: false,
+        };
+        let broken = Listing {
+            name: "tap:down",
+            metas: Vec::new(),
+            bundles: Vec::new(),
+            broken: true,
+        };
+        let (_dir, hub) = hub_of(vec![one, broken]);
+        assert_eq!(
+            fetched(&hub, "TIDY-LOGS"),
+            Ok("acme/skills/tidy-logs".into())
+        );
+        assert_eq!(
+            fetched(&hub, "ghost"),
+            Err("no skill named \"ghost\" in any source; sources that did not answer: tap:down (error)".into())
+        );
+        assert_eq!(
+            fetched(&hub, "acme/skills/tidy-logs"),
+            Ok("acme/skills/tidy-logs".into())
+        );
+        assert_eq!(
+            fetched(&hub, "tap:x/y"),
+            Err("no configured source serves tap:x/y".into())
+        );
+        let (_dir, quiet) = hub_of(vec![Listing {
+            name: "github",
+            metas: Vec::new(),
+            bundles: Vec::new(),
+            broken: false,
+        }]);
+        assert_eq!(
+            fetched(&quiet, "ghost"),
+            Err("no skill named \"ghost\" in any source".into())
+        );
+    }
+
+    #[test]
+    fn a_name_several_sources_carry_needs_an_identifier() {
+        let (_dir, hub) = hub_of(vec![Listing {
+            name: "github",
+            metas: vec![meta("acme/skills/tidy-logs"), meta("other/repo/tidy-logs")],
+            bundles: Vec::new(),
+            broken: false,
+        }]);
+        assert_eq!(
+            fetched(&hub, "tidy-logs"),
+            Err("several skills are named \"tidy-logs\": acme/skills/tidy-logs, other/repo/tidy-logs; give one identifier".into())
+        );
+    }
 }
