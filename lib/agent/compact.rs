@@ -286,8 +286,14 @@ mod tests {
         );
         // And between an assistant and a user message likewise.
         assert_eq!(summary_role(&answer, Some(&user)), [(a, false), (u, true)]);
-        // Nothing kept after it: after a user message, an assistant message.
+        // Nothing kept after it: after a user message, an assistant message, and after an
+        // answer a user message (never lost for want of a message to join).
         assert_eq!(summary_role(&user, None), [(u, false), (a, true)]);
+        assert_eq!(summary_role(&answer, None), [(a, false), (u, true)]);
+        assert_eq!(
+            summary_role(&tool, None),
+            [(Some(Role::Tool), false), (u, true)]
+        );
     }
 
     #[test]
@@ -338,6 +344,10 @@ mod tests {
         assert_eq!(at(5), Some((1, 3)));
         // A budget that holds everything, with nothing protected: no middle, no plan.
         assert_eq!(plan(&m, 0, 1_000_000), None);
+        // A middle of one message is not worth a summary: a3 (101 tokens) joins the tail at
+        // 105, u2 at 106, leaving a1 alone between head and tail.
+        assert_eq!(at(105), Some((1, 3)));
+        assert_eq!(at(106), None);
     }
 
     #[test]
@@ -375,6 +385,45 @@ mod tests {
         assert_eq!(message_chars(&m), 3 + 4 + 8 + 17);
         assert_eq!(message_chars(&Message::user("hello")), 5);
         assert_eq!([0, 1, 4, 5, 8].map(estimate_tokens), [0, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn a_line_of_exactly_its_share_is_not_cut_and_the_text_stops_only_past_the_cap() {
+        let exact = Message::user("x".repeat(200 - "[user] ".len()));
+        let one = summary_request(std::slice::from_ref(&exact), 100);
+        let text = one[0]["content"].as_str().unwrap_or("");
+        assert!(
+            text.ends_with(&format!("[user] {}", "x".repeat(193))),
+            "{text}"
+        );
+        assert!(!text.contains('…'));
+        // The first line and its blank line take exactly the 202 characters allowed: the
+        // second still goes in.
+        let two = summary_request(&[exact, Message::assistant("second")], 202);
+        let text = two[0]["content"].as_str().unwrap_or("");
+        assert!(text.ends_with("\n\n[assistant] second"), "{text}");
+    }
+
+    #[test]
+    fn the_fallback_lists_questions_and_answers_only() {
+        let call = ToolCall {
+            id: "c".into(),
+            name: "t".into(),
+            arguments: "{}".into(),
+        };
+        let middle = [
+            Message::assistant(""),
+            Message::tool_result(&call, true, "output"),
+            Message::user(format!("{}\nsecond line", "q".repeat(200))),
+            Message::assistant("answer"),
+        ];
+        assert_eq!(
+            fallback_summary(&middle),
+            format!(
+                "## Earlier turns (the summary could not be generated)\n- user: {}\n- assistant: answer\n",
+                "q".repeat(160)
+            )
+        );
     }
 
     #[test]

@@ -373,11 +373,8 @@ pub fn resolve_target(skills: &Path, install_path: &str, name: &str) -> Result<P
             )));
         }
     }
-    if target == skills || !target.starts_with(skills) {
-        return Err(HubError::refused(format!(
-            "Unsafe install path: {install_path}"
-        )));
-    }
+    // The normalised path has at least one part and no root or `..`, so the target is
+    // strictly inside the root.
     Ok(target)
 }
 
@@ -1087,5 +1084,20 @@ pub(in crate::hub) mod tests {
             fetched(&hub, "tidy-logs"),
             Err("several skills are named \"tidy-logs\": acme/skills/tidy-logs, other/repo/tidy-logs; give one identifier".into())
         );
+    }
+
+    #[test]
+    fn a_file_left_where_the_quarantine_goes_is_replaced() {
+        let (_dir, home) = temp_home();
+        let spot = home.hub_quarantine_dir().join("tidy-logs");
+        std::fs::create_dir_all(home.hub_quarantine_dir()).unwrap_or_default();
+        std::fs::write(&spot, "stale").unwrap_or_default();
+        let installed = install_plainly(&home, &tidy());
+        assert_eq!(
+            installed.ok().map(|o| o.decision),
+            Some(Decision::Installed)
+        );
+        assert!(!spot.exists());
+        assert!(remove_dir(&home.root().join("absent")).is_ok());
     }
 }
