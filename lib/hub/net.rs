@@ -649,6 +649,14 @@ mod tests {
     }
 
     #[test]
+    fn a_default_client_reads_at_most_sixteen_mebibytes() {
+        let Ok(net) = Net::new(Duration::from_secs(1)) else {
+            panic!("client")
+        };
+        assert_eq!(net.max_bytes(), 16 * 1024 * 1024);
+    }
+
+    #[test]
     fn the_allowance_is_read_from_its_variable() {
         assert_eq!(AllowPrivate::parse(None), AllowPrivate::None);
         assert_eq!(AllowPrivate::parse(Some(" ")), AllowPrivate::None);
