@@ -23,6 +23,8 @@ pub const BUDGET_SPENT: &str = "You've reached the maximum number of tool-callin
 allowed. Please provide a final response summarizing what you've found and accomplished so \
 far, without calling any more tools.";
 
+const MAX_COMPACTIONS_PER_TURN: u32 = 3;
+
 const EMPTY_AFTER_TOOLS: &str = "You just executed tool calls but returned an empty response. \
 Please process the tool results above and continue with the task.";
 
@@ -94,12 +96,7 @@ impl Agent {
             }
             iterations += 1;
             let estimate = self.estimate_request_tokens(&synthetic);
-            if compactions < 3
-                && estimate > self.trigger()
-                && self.maybe_compact(observer, &mut outcome, Some(estimate))?
-            {
-                compactions += 1;
-            }
+            self.compact_in_turn(observer, &mut outcome, estimate, &mut compactions)?;
             let options = self.call_options(true);
             let history: std::borrow::Cow<'_, [Message]> = if synthetic.is_empty() {
                 std::borrow::Cow::Borrowed(&self.messages)
@@ -435,6 +432,25 @@ impl Agent {
                 _ => {}
             }
             self.push(Message::tool_result(call, true, text))?;
+        }
+        Ok(())
+    }
+
+    /// Compacts between the calls of a turn when the request has grown over the trigger, at
+    /// most [`MAX_COMPACTIONS_PER_TURN`] times. (The calls after the question are never
+    /// compacted away, so a turn finds a middle worth summarising twice at most: the limit
+    /// is a guard against a loop of summary calls, not a rule that binds.)
+    fn compact_in_turn(
+        &mut self,
+        observer: &mut dyn Observer,
+        outcome: &mut TurnOutcome,
+        estimate: u64,
+        done: &mut u32,
+    ) -> Result<(), TurnError> {
+        if *done < MAX_COMPACTIONS_PER_TURN
+            && self.maybe_compact(observer, outcome, Some(estimate))?
+        {
+            *done += 1;
         }
         Ok(())
     }
@@ -1700,5 +1716,53 @@ mod loop_tests {
             assert!(heard.completed().iter().all(|i| i["type"] != "compaction"));
         }
         assert_eq!(t.agent.messages.len(), 10);
+    }
+
+    #[test]
+    fn a_request_exactly_at_the_trigger_is_not_compacted() {
+        let big = |c: char| c.to_string().repeat(40_000);
+        let mut t = agent_with(
+            SMALL_WINDOW,
+            vec![
+                answer("a1"),
+                answer("a2"),
+                answer("a3"),
+                answer("a4"),
+                answer("a5"),
+                answer("a6"),
+            ],
+            |_| {},
+        );
+        for q in ['p', 'q', 'r', 's'] {
+            t.turn(&big(q));
+        }
+        // Pad the ephemeral text until the next request is exactly 64,000 tokens (256,000
+        // characters): the largest padding that still estimates to the trigger.
+        let question = crate::llm::Message::user(big('t'));
+        let trigger = t.agent.trigger();
+        let unpadded = t
+            .agent
+            .estimate_request_tokens(std::slice::from_ref(&question));
+        let from = ((trigger - unpadded) * 4) as usize;
+        let mut pad = 0;
+        for n in from.saturating_sub(8)..from + 8 {
+            t.agent.ephemeral = "e".repeat(n);
+            if t.agent
+                .estimate_request_tokens(std::slice::from_ref(&question))
+                == trigger
+            {
+                pad = n;
+            }
+        }
+        assert!(pad > 0);
+        t.agent.ephemeral = "e".repeat(pad);
+        let (outcome, heard) = t.turn(&big('t'));
+        assert_eq!(outcome.answer.as_deref(), Some("a5"));
+        assert!(heard.completed().iter().all(|i| i["type"] != "compaction"));
+        // One character more and the next turn compacts (a plan exists).
+        t.agent.ephemeral.push('e');
+        let (outcome, heard) = t.turn("u");
+        assert!(heard.completed().iter().any(|i| i["type"] == "compaction"));
+        assert_eq!(outcome.api_calls, 2);
     }
 }
