@@ -196,9 +196,7 @@ impl Net {
                 .take(self.max_bytes + 1)
                 .read_to_end(&mut body)
                 .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::TimedOut
-                        || e.to_string().contains("timed out")
-                    {
+                    if read_timed_out(&e) {
                         HubError::TimedOut {
                             url: final_url.clone(),
                         }
@@ -307,6 +305,27 @@ fn failure(url: &Url, e: &reqwest::Error) -> HubError {
         url: url.to_string(),
         detail: describe(e),
     }
+}
+
+/// Whether a body read failed for the timeout: the error says so itself, or an error it
+/// wraps does (reqwest reports a stalled body as "error decoding response body" caused by a
+/// timeout).
+fn read_timed_out(e: &std::io::Error) -> bool {
+    if e.kind() == std::io::ErrorKind::TimedOut {
+        return true;
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = e
+        .get_ref()
+        .map(|inner| inner as &(dyn std::error::Error + 'static));
+    while let Some(c) = cause {
+        if c.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_timeout)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 fn describe(e: &reqwest::Error) -> String {
@@ -646,6 +665,45 @@ mod tests {
             );
             let _ = server.join();
         }
+    }
+
+    /// Answers one request with `head` and then holds the connection `hold` long, or closes
+    /// it at once.
+    fn serve_partly(head: &'static str, hold: Duration) -> u16 {
+        use std::io::Write;
+        let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+            panic!("bind")
+        };
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        std::thread::spawn(move || {
+            if let Ok((mut stream, _)) = listener.accept() {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.flush();
+                std::thread::sleep(hold);
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn a_body_cut_short_is_a_network_error_and_a_stalled_one_a_timeout() {
+        let head = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc";
+        let port = serve_partly(head, Duration::ZERO);
+        let url = format!("http://127.0.0.1:{port}/");
+        let got = net_for(port, 1024).get(&url, &[]);
+        assert!(matches!(got, Err(HubError::Network { .. })), "{got:?}");
+        let port = serve_partly(head, Duration::from_secs(3));
+        let allow = AllowPrivate::Only(vec![format!("127.0.0.1:{port}")]);
+        let Ok(net) = Net::with(Duration::from_millis(300), allow, 1024) else {
+            panic!("client")
+        };
+        let url = format!("http://127.0.0.1:{port}/");
+        assert_eq!(
+            message(net.get(&url, &[])),
+            format!("{url}: no answer within the timeout")
+        );
     }
 
     #[test]
