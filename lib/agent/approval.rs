@@ -269,6 +269,7 @@ mod tests {
     fn disguises_a_shell_ignores_are_undone() {
         assert_eq!(normalize(r#"r\m -r''f "" /"#), "rm -rf  /");
         assert_eq!(normalize(r"a\ b\\"), r"a\ b\\");
+        assert_eq!(normalize("echo 'hi' \"x\""), "echo 'hi' \"x\"");
         assert!(hardline(r#"r""m -rf /"#).is_some());
     }
 

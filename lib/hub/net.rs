@@ -376,11 +376,10 @@ pub fn is_internal(ip: IpAddr) -> bool {
 
 fn is_internal_v4(ip: Ipv4Addr) -> bool {
     let [a, b, ..] = ip.octets();
+    // 0.0.0.0 (unspecified) is in 0.0.0.0/8 and the broadcast address in 240.0.0.0/4.
     ip.is_loopback()
         || ip.is_private()
         || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
         || ip.is_multicast()
         || ip.is_documentation()
         || a == 0
