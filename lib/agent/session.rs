@@ -1758,16 +1758,9 @@ mod tests {
             "{prompt}"
         );
         let body = &t.sent()[0];
-        let tools: Vec<&str> = body["tools"]
-            .as_array()
-            .map(|ts| {
-                ts.iter()
-                    .filter_map(|t| t["function"]["name"].as_str())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let tools = testing::tool_names(body);
         assert!(
-            tools.contains(&"fact_lookup") && tools.len() == 13,
+            tools.iter().any(|t| t == "fact_lookup") && tools.len() == 13,
             "{tools:?}"
         );
         let recalled = format!(
@@ -1914,22 +1907,10 @@ mod tests {
     #[test]
     fn the_providers_notes_join_the_compaction_request() {
         let (_keep, log) = provider_log();
-        let big = |c: char| c.to_string().repeat(20_000);
         let config = format!("{}model: {{context_length: 80000}}\n", config_for(&log));
-        let mut t = agent_with(
-            &config,
-            vec![
-                answer(&big('a')),
-                answer(&big('b')),
-                answer(&big('c')),
-                answer(&big('d')),
-                answer("The summary."),
-            ],
-            |p| p.provider_use = ProviderUse::Full,
-        );
-        for q in ['p', 'q', 'r', 's'] {
-            t.turn(&big(q));
-        }
+        let mut t = testing::after_four_big_turns(&config, "The summary.", |p| {
+            p.provider_use = ProviderUse::Full
+        });
         let mut outcome = crate::agent::TurnOutcome::default();
         let done = t
             .agent

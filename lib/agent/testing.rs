@@ -98,6 +98,40 @@ pub(crate) fn agent_with(
     TestAgent { agent, bodies, dir }
 }
 
+/// An agent under `config_yaml` after four turns of 20,000-character questions (`p`, `q`,
+/// `r`, `s` repeated) and answers (`a`, `b`, `c`, `d`): enough for a compaction to find a
+/// middle. The model's next answer is `next`.
+pub(crate) fn after_four_big_turns(
+    config_yaml: &str,
+    next: &str,
+    adjust: impl FnOnce(&mut AgentParts),
+) -> TestAgent {
+    let big = |c: char| c.to_string().repeat(20_000);
+    let mut script: Script = ['a', 'b', 'c', 'd']
+        .iter()
+        .map(|c| crate::llm::testing::answer(&big(*c)))
+        .collect();
+    script.push(crate::llm::testing::answer(next));
+    let mut t = agent_with(config_yaml, script, adjust);
+    for q in ['p', 'q', 'r', 's'] {
+        t.turn(&big(q));
+    }
+    t
+}
+
+/// The names of the tools a request body offers, in order.
+pub(crate) fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl TestAgent {
     /// Runs a turn for `text`; what the observer heard.
     pub(crate) fn turn(&mut self, text: &str) -> (super::TurnOutcome, Recorder) {

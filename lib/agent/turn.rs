@@ -751,7 +751,7 @@ mod loop_tests {
 
     use super::{BUDGET_SPENT, CONTINUE_TRUNCATED, EMPTY_AFTER_TOOLS};
     use crate::agent::session::ToolHook;
-    use crate::agent::testing::{Recorder, agent, agent_with};
+    use crate::agent::testing::{Recorder, after_four_big_turns, agent, agent_with, tool_names};
     use crate::llm::testing::{answer, tool_call};
     use crate::llm::{Completion, LlmError, ToolCall, Usage};
 
@@ -817,16 +817,8 @@ mod loop_tests {
         );
         assert_eq!(sent[0]["model"], "m1");
         assert_eq!(sent[0]["stream"], true);
-        let tools: Vec<&str> = sent[0]["tools"]
-            .as_array()
-            .map(|ts| {
-                ts.iter()
-                    .filter_map(|t| t["function"]["name"].as_str())
-                    .collect()
-            })
-            .unwrap_or_default();
         assert_eq!(
-            tools,
+            tool_names(&sent[0]),
             [
                 "memory",
                 "patch",
@@ -1310,20 +1302,7 @@ mod loop_tests {
     #[test]
     fn a_compaction_keeps_head_and_tail_and_sends_the_middle_to_be_summarised() {
         let big = |c: char| c.to_string().repeat(20_000);
-        let mut t = agent_with(
-            SMALL_WINDOW,
-            vec![
-                answer(&big('a')),
-                answer(&big('b')),
-                answer(&big('c')),
-                answer(&big('d')),
-                answer("The summary."),
-            ],
-            |_| {},
-        );
-        for q in ['p', 'q', 'r', 's'] {
-            t.turn(&big(q));
-        }
+        let mut t = after_four_big_turns(SMALL_WINDOW, "The summary.", |_| {});
         let mut heard = Recorder::default();
         let mut outcome = super::TurnOutcome::default();
         let compacted = t.agent.compact_now(&mut heard, &mut outcome, 99);
@@ -1438,21 +1417,11 @@ mod loop_tests {
 
     #[test]
     fn a_rotating_compaction_goes_on_in_a_child_session() {
-        let big = |c: char| c.to_string().repeat(20_000);
-        let mut t = agent_with(
+        let mut t = after_four_big_turns(
             "model: {context_length: 80000}\ncompression: {in_place: false}\n",
-            vec![
-                answer(&big('a')),
-                answer(&big('b')),
-                answer(&big('c')),
-                answer(&big('d')),
-                answer("Sum."),
-            ],
+            "Sum.",
             |_| {},
         );
-        for q in ['p', 'q', 'r', 's'] {
-            t.turn(&big(q));
-        }
         let parent = t.agent.session_id.clone();
         let mut heard = Recorder::default();
         let compacted = t
