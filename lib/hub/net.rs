@@ -307,11 +307,11 @@ fn failure(url: &Url, e: &reqwest::Error) -> HubError {
     }
 }
 
-/// Whether a body read failed for the timeout: the error says so itself, or an error it
-/// wraps does (reqwest reports a stalled body as "error decoding response body" caused by a
-/// timeout).
+/// Whether a body read failed for the timeout: the error says so itself (its kind or its
+/// text), or an error it wraps does (reqwest reports a stalled body as "error decoding
+/// response body" caused by a timeout).
 fn read_timed_out(e: &std::io::Error) -> bool {
-    if e.kind() == std::io::ErrorKind::TimedOut {
+    if e.kind() == std::io::ErrorKind::TimedOut || e.to_string().contains("timed out") {
         return true;
     }
     let mut cause: Option<&(dyn std::error::Error + 'static)> = e
@@ -703,6 +703,18 @@ mod tests {
             message(net.get(&url, &[])),
             format!("{url}: no answer within the timeout")
         );
+    }
+
+    #[test]
+    fn a_read_error_is_a_timeout_by_its_kind_or_its_words() {
+        use std::io::{Error, ErrorKind};
+        assert!(read_timed_out(&Error::new(ErrorKind::TimedOut, "slow")));
+        assert!(read_timed_out(&Error::other("operation timed out")));
+        assert!(!read_timed_out(&Error::other("connection reset")));
+        assert!(!read_timed_out(&Error::new(
+            ErrorKind::UnexpectedEof,
+            "cut"
+        )));
     }
 
     #[test]
