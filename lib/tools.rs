@@ -159,6 +159,74 @@ mod tests {
     }
 
     #[test]
+    fn call_reaches_each_tool_by_its_name() {
+        let (_dir, mut ws) = crate::tools::testing::workspace(&[("a.txt", "one\n")]);
+        let never = AtomicBool::new(false);
+        let wrote = call(
+            &mut ws,
+            "write_file",
+            &map(json!({"path": "b.txt", "content": "two\n"})),
+            &never,
+        );
+        assert_eq!(wrote.map(|v| v["bytes_written"].clone()), Some(json!(4)));
+        assert_eq!(
+            std::fs::read_to_string(ws.cwd().join("b.txt"))
+                .ok()
+                .as_deref(),
+            Some("two\n")
+        );
+        let patched = call(
+            &mut ws,
+            "patch",
+            &map(json!({"path": "a.txt", "old_string": "one", "new_string": "uno"})),
+            &never,
+        );
+        assert_eq!(patched.map(|v| v["success"].clone()), Some(json!(true)));
+        let found = call(
+            &mut ws,
+            "search_files",
+            &map(json!({"pattern": "uno", "path": "."})),
+            &never,
+        );
+        assert_eq!(found.map(|v| v["total_count"].clone()), Some(json!(1)));
+        let ran = call(
+            &mut ws,
+            "terminal",
+            &map(json!({"command": "echo hi"})),
+            &never,
+        );
+        assert_eq!(ran.map(|v| v["output"].clone()), Some(json!("hi")));
+    }
+
+    #[test]
+    fn the_default_timeout_is_the_one_set_and_never_zero() {
+        let (_dir, mut ws) = crate::tools::testing::workspace(&[]);
+        let never = AtomicBool::new(false);
+        ws.set_default_timeout(0);
+        let out = call(
+            &mut ws,
+            "terminal",
+            &map(json!({"command": "sleep 5; echo late"})),
+            &never,
+        );
+        assert_eq!(
+            out.map(|v| v["output"].clone()),
+            Some(json!("[Command timed out after 1s]"))
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_workspace_but_not_its_environment() {
+        let mut ws = Workspace::new(PathBuf::from("/w"), PathBuf::from("/h"));
+        ws.set_env(vec![("API_KEY".into(), "sk-secret".into())]);
+        ws.set_default_timeout(7);
+        assert_eq!(
+            format!("{ws:?}"),
+            r#"Workspace { cwd: "/w", hermes_home: "/h", env_vars: Some(1), default_timeout: 7, .. }"#
+        );
+    }
+
+    #[test]
     fn set_env_is_what_the_next_command_sees() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut ws = Workspace::new(dir.path().to_path_buf(), dir.path().join("hh"));

@@ -408,6 +408,19 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_found_by_its_folder_is_called_by_its_own_name() {
+        let (_dir, lib) = library();
+        let Ok((message, loaded)) = skill_message(&lib, "deploy-helper", "") else {
+            panic!("skill message")
+        };
+        assert_eq!(loaded.name, "Deploy Helper");
+        assert!(
+            message.starts_with("[IMPORTANT: The user has invoked the \"Deploy Helper\" skill,"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn a_plain_skill_has_no_notes_and_no_instruction_line() {
         let (dir, lib) = library();
         let Ok((message, loaded)) = skill_message(&lib, "plain-one", " ") else {

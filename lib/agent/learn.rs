@@ -94,21 +94,19 @@ pub fn check(skill_dir: &Path) -> Vec<String> {
         .filter_map(|l| l.strip_prefix("## "))
         .map(str::trim)
         .collect();
-    let mut at = 0;
+    // Each section is looked for after the one before it; `any` stops just past a match.
+    let mut rest = headings.iter();
     for section in SECTIONS {
-        match headings[at..]
-            .iter()
-            .position(|h| h.eq_ignore_ascii_case(section))
-        {
-            Some(i) => at += i + 1,
-            None => {
-                let why = if headings.iter().any(|h| h.eq_ignore_ascii_case(section)) {
-                    "is out of order"
-                } else {
-                    "is missing"
-                };
-                problems.push(format!("the section `## {section}` {why}"));
-            }
+        let mut ahead = rest.clone();
+        if ahead.any(|h| h.eq_ignore_ascii_case(section)) {
+            rest = ahead;
+        } else {
+            let why = if headings.iter().any(|h| h.eq_ignore_ascii_case(section)) {
+                "is out of order"
+            } else {
+                "is missing"
+            };
+            problems.push(format!("the section `## {section}` {why}"));
         }
     }
     problems

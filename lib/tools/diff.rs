@@ -23,9 +23,26 @@ pub fn label(side: char, path: &str) -> String {
 pub fn unified(old: &str, new: &str, from: &str, to: &str) -> String {
     let a = lines(old);
     let b = lines(new);
-    let mut out = String::new();
     let Some((ca, cb)) = intern(&a, &b) else {
         // More distinct lines than there are chars: say it as one replacement.
+        return whole_replacement(&a, &b, from, to);
+    };
+    let mut out = String::new();
+    let matcher = SequenceMatcher::new(&ca, &cb);
+    for (n, group) in grouped(matcher.opcodes()).iter().enumerate() {
+        if n == 0 {
+            write_header(&mut out, from, to);
+        }
+        write_group(&mut out, group, &a, &b);
+    }
+    out
+}
+
+/// Every line of `a` removed and every line of `b` added, in one hunk (empty when both are
+/// empty): the diff of texts too varied to compare line by line.
+fn whole_replacement(a: &[&str], b: &[&str], from: &str, to: &str) -> String {
+    let mut out = String::new();
+    if !a.is_empty() || !b.is_empty() {
         let whole = Opcode {
             tag: Tag::Replace,
             a1: 0,
@@ -33,18 +50,8 @@ pub fn unified(old: &str, new: &str, from: &str, to: &str) -> String {
             b1: 0,
             b2: b.len(),
         };
-        if !a.is_empty() || !b.is_empty() {
-            write_header(&mut out, from, to);
-            write_group(&mut out, &[whole], &a, &b);
-        }
-        return out;
-    };
-    let matcher = SequenceMatcher::new(&ca, &cb);
-    for (n, group) in grouped(matcher.opcodes()).iter().enumerate() {
-        if n == 0 {
-            write_header(&mut out, from, to);
-        }
-        write_group(&mut out, group, &a, &b);
+        write_header(&mut out, from, to);
+        write_group(&mut out, &[whole], a, b);
     }
     out
 }
@@ -262,6 +269,23 @@ mod tests {
         assert_eq!(range(4, 7), "5,3");
         assert_eq!(lines("a\r\nb"), ["a\r\n", "b"]);
         assert!(grouped(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn texts_too_varied_to_intern_are_one_replacement() {
+        assert_eq!(whole_replacement(&[], &[], "a/f", "b/f"), "");
+        assert_eq!(
+            whole_replacement(&["x\n"], &[], "a/f", "/dev/null"),
+            "--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+        );
+        assert_eq!(
+            whole_replacement(&[], &["y\n"], "/dev/null", "b/f"),
+            "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+y\n"
+        );
+        assert_eq!(
+            whole_replacement(&["x\n", "same\n"], &["same\n"], "a/f", "b/f"),
+            "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-x\n-same\n+same\n"
+        );
     }
 
     #[test]

@@ -112,9 +112,7 @@ fn parse(line: &str) -> Option<Rule> {
     if negated {
         pattern = &pattern[1..];
     }
-    if pattern.starts_with("\\!") || pattern.starts_with("\\#") {
-        pattern = &pattern[1..];
-    }
+    // `\!` and `\#` need no unescaping here: the glob reads a backslash as an escape.
     let dir_only = pattern.ends_with('/');
     let pattern = pattern.trim_end_matches('/');
     if pattern.is_empty() {

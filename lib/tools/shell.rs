@@ -248,6 +248,38 @@ mod tests {
         assert_eq!(cancelled.end, End::Cancelled);
     }
 
+    /// Whether `pid` is a process that has not finished (a zombie has finished).
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    }
+
+    #[test]
+    fn the_group_is_killed_not_only_the_shell() {
+        let never = AtomicBool::new(false);
+        let timed = run(
+            bash("sleep 30 & echo $!; wait"),
+            Duration::from_millis(300),
+            &never,
+        )
+        .expect("run");
+        assert_eq!(timed.end, End::TimedOut);
+        let pid = timed.output.trim().to_string();
+        assert!(pid.parse::<u32>().is_ok(), "{pid:?}");
+        // The orphan is reaped by whoever adopts it; give that a moment.
+        let until = Instant::now() + Duration::from_secs(2);
+        while running(&pid) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!running(&pid), "sleep {pid} outlived its group");
+    }
+
     #[test]
     fn a_signal_is_reported_as_128_plus_its_number() {
         let never = AtomicBool::new(false);
