@@ -226,8 +226,8 @@ impl Provider {
             let _ = self.request("shutdown", json!({}));
         }
         self.stdin = None;
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < deadline {
+        // Half a second to exit on its own once its input is closed.
+        for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
             }
@@ -349,6 +349,16 @@ pub(crate) mod tests {
                 Duration::from_secs(8)
             ))
         );
+        for (timeout, want) in [("0", 8.0), ("0.5", 0.5), (".nan", 8.0), ("soon", 8.0)] {
+            let yaml = format!(
+                "memory:\n  provider: x\n  providers:\n    x:\n      command: run\n      timeout: {timeout}\n"
+            );
+            assert_eq!(
+                spec_of(&home, &yaml).ok().flatten().map(|s| s.timeout),
+                Some(Duration::from_secs_f64(want)),
+                "timeout: {timeout}"
+            );
+        }
         assert_eq!(
             spec_of(
                 &home,
@@ -419,6 +429,43 @@ pub(crate) mod tests {
                 json!({"id": 4, "method": "unknown", "params": {}}),
                 json!({"id": 5, "method": "shutdown", "params": {}}),
             ]
+        );
+    }
+
+    #[test]
+    fn shutdown_waits_for_a_provider_to_exit_and_kills_one_that_will_not() {
+        use std::os::unix::process::ExitStatusExt;
+        let dir = temp();
+        let log = dir.path().join("sent.jsonl");
+        let mut lingering = fake(&log, Duration::from_secs(5));
+        assert_eq!(lingering.request("linger", json!({})), Ok(Value::Null));
+        lingering.shutdown();
+        let status = lingering.child.try_wait().ok().flatten();
+        assert_eq!(
+            status.map(|s| (s.code(), s.signal())),
+            Some((Some(0), None))
+        );
+        let mut stubborn = fake(&log, Duration::from_secs(5));
+        assert_eq!(stubborn.request("stubborn", json!({})), Ok(Value::Null));
+        stubborn.shutdown();
+        let status = stubborn.child.try_wait().ok().flatten();
+        assert_eq!(
+            status.map(|s| (s.code(), s.signal())),
+            Some((None, Some(libc::SIGKILL)))
+        );
+    }
+
+    #[test]
+    fn dropping_a_provider_ends_its_process() {
+        let dir = temp();
+        let log = dir.path().join("sent.jsonl");
+        let mut p = fake(&log, Duration::from_secs(5));
+        assert_eq!(p.request("stubborn", json!({})), Ok(Value::Null));
+        let pid = p.child.id();
+        drop(p);
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "{pid} lives on"
         );
     }
 

@@ -38,6 +38,51 @@ pub fn read_capped<R: BufRead>(
 mod tests {
     use super::*;
 
+    /// A reader that fails once with `kind` before it gives its bytes.
+    struct FailsOnce {
+        kind: Option<ErrorKind>,
+        bytes: &'static [u8],
+    }
+
+    impl std::io::Read for FailsOnce {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.fill_buf()?.len().min(out.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for FailsOnce {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            match self.kind.take() {
+                Some(kind) => Err(kind.into()),
+                None => Ok(self.bytes),
+            }
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.bytes = &self.bytes[n..];
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried_and_any_other_error_returned() {
+        let mut buf = Vec::new();
+        let mut interrupted = FailsOnce {
+            kind: Some(ErrorKind::Interrupted),
+            bytes: b"one\ntwo",
+        };
+        assert_eq!(read_capped(&mut interrupted, &mut buf, 10).ok(), Some(4));
+        assert_eq!(buf, b"one");
+        let mut broken = FailsOnce {
+            kind: Some(ErrorKind::Other),
+            bytes: b"one\n",
+        };
+        let got = read_capped(&mut broken, &mut Vec::new(), 10);
+        assert_eq!(got.map_err(|e| e.kind()), Err(ErrorKind::Other));
+    }
+
     #[test]
     fn lines_are_cut_but_fully_consumed() {
         let mut input: &[u8] = b"abcdef\nxy\nlast";

@@ -43,7 +43,7 @@ pub fn truncate(text: &str, max: usize) -> String {
 /// (the middle of something enormous): they count as omitted.
 pub fn truncate_with_hidden(text: &str, max: usize, hidden: u64) -> String {
     let kept_total = char_len(text);
-    let total = kept_total + usize::try_from(hidden).unwrap_or(usize::MAX - kept_total);
+    let total = kept_total.saturating_add(usize::try_from(hidden).unwrap_or(usize::MAX));
     if total <= max {
         return text.to_string();
     }

@@ -253,6 +253,30 @@ fn failure(error: String) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_text_tells_absent_from_a_folder_from_unreadable() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, "text\n").expect("write");
+        assert_eq!(read_text(&file, "f.txt"), Ok(Some("text\n".to_string())));
+        assert_eq!(read_text(&dir.path().join("absent"), "absent"), Ok(None));
+        let folder = read_text(dir.path(), "d");
+        assert!(
+            folder
+                .as_ref()
+                .is_err_and(|e| e.starts_with("Cannot patch d: it is a directory (")),
+            "{folder:?}"
+        );
+        // Below a file: neither absent nor a folder.
+        let below = read_text(&file.join("x"), "f.txt/x");
+        assert!(
+            below
+                .as_ref()
+                .is_err_and(|e| e.starts_with("Cannot read f.txt/x: Not a directory")),
+            "{below:?}"
+        );
+    }
     use crate::io::pyjson::tool_result;
 
     use crate::tools::testing::map;

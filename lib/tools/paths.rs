@@ -87,6 +87,32 @@ mod tests {
     }
 
     #[test]
+    fn a_tilde_is_the_home_folder_only_as_a_whole_first_component() {
+        let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+            panic!("HOME is not set")
+        };
+        let cwd = Path::new("/work/project");
+        assert_eq!(resolve(cwd, "~"), normalize(&home));
+        assert_eq!(
+            resolve(cwd, "~/notes/a.md"),
+            normalize(&home.join("notes/a.md"))
+        );
+        assert_eq!(
+            resolve(cwd, "~user/x"),
+            PathBuf::from("/work/project/~user/x")
+        );
+        assert_eq!(resolve(cwd, "a/~/x"), PathBuf::from("/work/project/a/~/x"));
+    }
+
+    #[test]
+    fn a_relative_path_keeps_the_parents_it_cannot_fold() {
+        assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
+        assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+        assert_eq!(normalize(Path::new("a/..")), PathBuf::from("."));
+        assert_eq!(normalize(Path::new("/a/../..")), PathBuf::from("/"));
+    }
+
+    #[test]
     fn real_resolves_symlinks_in_the_existing_prefix() {
         let dir = tempfile::tempdir().expect("tempdir");
         let target = dir.path().join("target");

@@ -303,6 +303,31 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_four_byte_characters_is_cut_at_the_same_count() {
+        let (_dir, mut ws) = workspace();
+        let clef = '\u{1D11E}';
+        let line: String = std::iter::repeat_n(clef, 2001).collect();
+        std::fs::write(ws.cwd().join("wide.txt"), format!("{line}\n")).expect("write");
+        let out = read_file(&mut ws, &map(json!({"path": "wide.txt"})));
+        let kept: String = std::iter::repeat_n(clef, 2000).collect();
+        assert_eq!(out["content"], format!("1|{kept}... [line truncated]"));
+        std::fs::write(ws.cwd().join("exact.txt"), format!("{kept}\n")).expect("write");
+        let out = read_file(&mut ws, &map(json!({"path": "exact.txt"})));
+        assert_eq!(out["content"], format!("1|{kept}"));
+    }
+
+    #[test]
+    fn a_path_below_a_file_cannot_be_read() {
+        let (_dir, mut ws) = workspace();
+        std::fs::write(ws.cwd().join("f.txt"), "x\n").expect("write");
+        let out = read_file(&mut ws, &map(json!({"path": "f.txt/inner"})));
+        assert_eq!(
+            out["error"],
+            "Cannot read f.txt/inner: Not a directory (os error 20)"
+        );
+    }
+
+    #[test]
     fn long_lines_and_big_pages_are_cut() {
         let (_dir, mut ws) = workspace();
         let long = "x".repeat(2500);

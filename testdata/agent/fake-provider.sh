@@ -1,7 +1,8 @@
 #!/bin/sh
 # A memory provider for unit tests: logs every line it is sent to $1 and answers each
 # request from a table by method. `slow` never answers; `stray` answers a request that was
-# never made before its own; `die` exits 3.
+# never made before its own; `die` exits 3; after `linger` it takes 0.2 s to exit at the end
+# of its input, after `stubborn` 30 s.
 log="$1"
 while IFS= read -r line; do
   printf '%s\n' "$line" >> "$log"
@@ -20,7 +21,11 @@ while IFS= read -r line; do
     *'"method":"stray"'*) printf '{"id":%s,"result":"late"}\n' "$((id + 1))"; r='"on time"' ;;
     *'"method":"slow"'*) continue ;;
     *'"method":"die"'*) exit 3 ;;
+    *'"method":"linger"'*) pause=0.2; r='null' ;;
+    *'"method":"stubborn"'*) pause=30; r='null' ;;
     *) r='null' ;;
   esac
   printf '{"id":%s,"result":%s}\n' "$id" "$r"
 done
+[ -n "$pause" ] && exec sleep "$pause"
+exit 0
