@@ -4,7 +4,7 @@
 //! line-by-line session at a terminal. The binary parses flags and calls [`run`].
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -382,6 +382,13 @@ pub(super) fn finish_turn(
     hand_off_review(agent, options, due, observer, json, printer)
 }
 
+/// `hermes-review` beside this binary, else on PATH.
+fn reviewer() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok();
+    let exe_dir = exe.as_deref().and_then(Path::parent);
+    review::reviewer_in(exe_dir, std::env::var_os("PATH").as_deref())
+}
+
 fn hand_off_review(
     agent: &mut Agent,
     options: &ChatOptions,
@@ -398,6 +405,7 @@ fn hand_off_review(
         &lines,
         due,
         agent.home.root(),
+        reviewer().as_deref(),
         options.review_wait || printer.is_some(),
     )
     .with_context(|| format!("cannot write the review input under {}", pending.display()))?;

@@ -4,7 +4,7 @@
 //! Ctrl-D to leave, and the slash commands. Answers are shown as the plain text the model
 //! wrote (no markdown renderer).
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -462,7 +462,7 @@ fn ask_missing<'a>(
 ) -> anyhow::Result<()> {
     let env_file = agent.home.env_file();
     for name in names {
-        let value = secrets::read_hidden(&format!(
+        let value = read_hidden(&format!(
             "{name} is needed by this skill (input hidden, Enter to skip): "
         ))?;
         if value.is_empty() {
@@ -540,4 +540,30 @@ fn learn_turn(
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or("").chars().take(80).collect()
+}
+
+/// Reads one line from stdin with the terminal's echo off (restored afterwards, also when the
+/// read fails).
+pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
+    let fd = libc::STDIN_FILENO;
+    // SAFETY: tcgetattr/tcsetattr on our own stdin with a zeroed, then filled, termios.
+    let mut original: libc::termios = unsafe { std::mem::zeroed() };
+    let is_tty = unsafe { libc::tcgetattr(fd, &mut original) } == 0;
+    if is_tty {
+        let mut quiet = original;
+        quiet.c_lflag &= !libc::ECHO;
+        quiet.c_lflag |= libc::ECHONL;
+        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
+    }
+    // Echo is off before the prompt shows: a value typed or pasted as soon as the prompt
+    // appears must never reach the screen.
+    eprint!("{prompt}");
+    let flushed = std::io::stderr().flush();
+    let mut line = String::new();
+    let read = flushed.and_then(|()| std::io::stdin().lock().read_line(&mut line));
+    if is_tty {
+        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &original) };
+    }
+    read?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }

@@ -11,6 +11,7 @@
 //! a review is never dropped. When `hermes-review` is installed it is started on that file;
 //! when it is not, the file waits for it and the run says so.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -105,13 +106,15 @@ pub struct Handoff {
     pub queued_reason: Option<String>,
 }
 
-/// Writes the conversation for the review and starts `hermes-review` on it when installed.
+/// Writes the conversation for the review and starts `reviewer` (the `hermes-review` program,
+/// [`reviewer_in`]) on it, when there is one.
 pub fn hand_off(
     pending_dir: &Path,
     session_id: &str,
     lines: &[Value],
     due: Due,
     home: &Path,
+    reviewer: Option<&Path>,
     capture_output: bool,
 ) -> std::io::Result<Handoff> {
     std::fs::create_dir_all(pending_dir)?;
@@ -130,7 +133,7 @@ pub fn hand_off(
     }
     write_atomic(&input, text.as_bytes(), FileMode::Private)
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    let Some(program) = find_review_binary() else {
+    let Some(program) = reviewer else {
         return Ok(Handoff {
             input,
             child: None,
@@ -176,23 +179,18 @@ fn kind_flags(due: Due) -> &'static [&'static str] {
     }
 }
 
-/// `hermes-review` beside this binary, else on PATH.
-fn find_review_binary() -> Option<PathBuf> {
-    let name = "hermes-review";
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-    {
-        let beside = dir.join(name);
-        if beside.is_file() {
-            return Some(beside);
-        }
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
+/// `hermes-review` in `exe_dir` (the folder of the running binary), else in the first folder
+/// of `path_var` (a `PATH` value) that has it.
+pub fn reviewer_in(exe_dir: Option<&Path>, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    const NAME: &str = "hermes-review";
+    exe_dir
+        .map(|dir| dir.join(NAME))
+        .filter(|p| p.is_file())
+        .or_else(|| {
+            std::env::split_paths(path_var?)
+                .map(|dir| dir.join(NAME))
+                .find(|p| p.is_file())
+        })
 }
 
 /// The summary line of a finished review: the `summary` record's `line`, else nothing.
@@ -264,6 +262,7 @@ mod tests {
                 skills: false,
             },
             dir.path(),
+            None,
             false,
         )
         .unwrap();
@@ -346,8 +345,8 @@ mod tests {
             skills: true,
         };
         let lines = vec![serde_json::json!({"role": "user", "content": "hi"})];
-        let first = hand_off(&pending, "s1", &lines, due, dir.path(), false);
-        let second = hand_off(&pending, "s1", &[], due, dir.path(), false);
+        let first = hand_off(&pending, "s1", &lines, due, dir.path(), None, false);
+        let second = hand_off(&pending, "s1", &[], due, dir.path(), None, false);
         let (Ok(first), Ok(second)) = (first, second) else {
             panic!("hand off")
         };
@@ -357,13 +356,111 @@ mod tests {
             std::fs::read_to_string(&second.input).ok().as_deref(),
             Some("")
         );
-        if find_review_binary().is_none() {
-            assert!(first.child.is_none());
+        assert!(first.child.is_none());
+        assert_eq!(
+            first.queued_reason.as_deref(),
+            Some("hermes-review is not installed; the conversation waits for it")
+        );
+    }
+
+    /// An executable `hermes-review` in `dir` that prints its arguments, one a line.
+    fn fake_reviewer(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let program = dir.join("hermes-review");
+        std::fs::write(&program, "#!/bin/sh\nprintf '%s\\n' \"$@\"\n").unwrap_or_default();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_default();
+        program
+    }
+
+    #[test]
+    fn the_reviewer_is_started_on_the_input_for_the_kind_that_is_due() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let program = fake_reviewer(dir.path());
+        let pending = dir.path().join("pending");
+        let home = dir.path().join("home");
+        for (memory, skills, flag) in [
+            (true, false, "--memory\n"),
+            (false, true, "--skills\n"),
+            (true, true, ""),
+        ] {
+            let due = Due { memory, skills };
+            let Ok(handoff) = hand_off(&pending, "s", &[], due, &home, Some(&program), true) else {
+                panic!("hand off")
+            };
+            assert_eq!(handoff.queued_reason, None);
+            let Some(output) = handoff.child.and_then(|c| c.wait_with_output().ok()) else {
+                panic!("no reviewer ran")
+            };
             assert_eq!(
-                first.queued_reason.as_deref(),
-                Some("hermes-review is not installed; the conversation waits for it")
+                String::from_utf8_lossy(&output.stdout),
+                format!(
+                    "--home\n{}\n{}\n{flag}",
+                    home.display(),
+                    handoff.input.display()
+                )
             );
         }
+        // Not captured: the reviewer's output goes nowhere.
+        let due = Due {
+            memory: true,
+            skills: true,
+        };
+        let Ok(quiet) = hand_off(&pending, "s", &[], due, &home, Some(&program), false) else {
+            panic!("hand off")
+        };
+        let Some(output) = quiet.child.and_then(|c| c.wait_with_output().ok()) else {
+            panic!("no reviewer ran")
+        };
+        assert_eq!(output.stdout, b"");
+        let not_executable = dir.path().join("pending/s-1.jsonl");
+        let Ok(failed) = hand_off(&pending, "s", &[], due, &home, Some(&not_executable), false)
+        else {
+            panic!("hand off")
+        };
+        assert!(failed.child.is_none());
+        assert!(
+            failed
+                .queued_reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("hermes-review could not start (")
+                    && r.ends_with("); the conversation waits for it")),
+            "{:?}",
+            failed.queued_reason
+        );
+    }
+
+    #[test]
+    fn the_reviewer_is_found_beside_the_binary_before_on_path() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("temp dir")
+        };
+        let beside = dir.path().join("bin");
+        let on_path = dir.path().join("path2");
+        let empty = dir.path().join("path1");
+        for d in [&beside, &on_path, &empty] {
+            std::fs::create_dir_all(d).unwrap_or_default();
+        }
+        let path_var = std::env::join_paths([&empty, &on_path]).unwrap_or_default();
+        assert_eq!(reviewer_in(Some(&beside), Some(&path_var)), None);
+        let found_on_path = fake_reviewer(&on_path);
+        assert_eq!(
+            reviewer_in(Some(&beside), Some(&path_var)),
+            Some(found_on_path.clone())
+        );
+        assert_eq!(reviewer_in(None, Some(&path_var)), Some(found_on_path));
+        let found_beside = fake_reviewer(&beside);
+        assert_eq!(
+            reviewer_in(Some(&beside), Some(&path_var)),
+            Some(found_beside.clone())
+        );
+        assert_eq!(reviewer_in(Some(&beside), None), Some(found_beside));
+        assert_eq!(reviewer_in(Some(&empty), None), None);
+        // A folder of that name is not the program.
+        std::fs::create_dir_all(empty.join("hermes-review")).unwrap_or_default();
+        assert_eq!(reviewer_in(Some(&empty), None), None);
     }
 
     #[test]

@@ -1,9 +1,8 @@
 //! Secrets a skill needs (`required_environment_variables`, `setup.collect_secrets`, legacy
 //! `prerequisites.env_vars`, read by `skill_view` into `missing_required_environment_variables`):
-//! asked for at a terminal without echo and kept in `$HERMES_HOME/.env` (0600, written
-//! atomically), where Python Hermes reads them too.
+//! asked for at a terminal without echo (`repl`'s `read_hidden`) and kept in
+//! `$HERMES_HOME/.env` (0600, written atomically), where Python Hermes reads them too.
 
-use std::io::{BufRead, Write};
 use std::path::Path;
 
 use crate::io::FileError;
@@ -54,32 +53,6 @@ fn quote(value: &str) -> String {
     } else {
         value.to_string()
     }
-}
-
-/// Reads one line from stdin with the terminal's echo off (restored afterwards, also when the
-/// read fails).
-pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
-    let fd = libc::STDIN_FILENO;
-    // SAFETY: tcgetattr/tcsetattr on our own stdin with a zeroed, then filled, termios.
-    let mut original: libc::termios = unsafe { std::mem::zeroed() };
-    let is_tty = unsafe { libc::tcgetattr(fd, &mut original) } == 0;
-    if is_tty {
-        let mut quiet = original;
-        quiet.c_lflag &= !libc::ECHO;
-        quiet.c_lflag |= libc::ECHONL;
-        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) };
-    }
-    // Echo is off before the prompt shows: a value typed or pasted as soon as the prompt
-    // appears must never reach the screen.
-    eprint!("{prompt}");
-    let flushed = std::io::stderr().flush();
-    let mut line = String::new();
-    let read = flushed.and_then(|()| std::io::stdin().lock().read_line(&mut line));
-    if is_tty {
-        unsafe { libc::tcsetattr(fd, libc::TCSANOW, &original) };
-    }
-    read?;
-    Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }
 
 #[cfg(test)]
@@ -133,6 +106,11 @@ mod tests {
             std::fs::read_to_string(&p).ok().as_deref(),
             Some("TOKEN_OLD=x\nTOKEN=two\nTOKEN=b\nTOKEN\n")
         );
+        // A file that is not text is left alone, not replaced by the one new line.
+        let binary = dir.path().join("binary.env");
+        std::fs::write(&binary, b"KEEP=\xff\n").unwrap_or_default();
+        assert!(save_env_var(&binary, "A", "1").is_err());
+        assert_eq!(std::fs::read(&binary).ok(), Some(b"KEEP=\xff\n".to_vec()));
         std::fs::create_dir_all(dir.path().join("dir.env")).unwrap_or_default();
         assert!(save_env_var(&dir.path().join("dir.env"), "A", "1").is_err());
     }

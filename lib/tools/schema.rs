@@ -54,6 +54,7 @@ fn spec(name: &str) -> (&'static str, &'static str) {
 mod tests {
     use super::*;
     use crate::io::pyjson::tool_result;
+    use serde_json::json;
 
     #[test]
     fn every_schema_parses_and_names_its_tool() {
@@ -69,6 +70,24 @@ mod tests {
                 .unwrap_or_default();
             assert_eq!(keys, ["name", "description", "parameters"]);
         }
+    }
+
+    #[test]
+    fn each_tool_has_its_own_parameters() {
+        let required: Vec<Value> = schemas()
+            .iter()
+            .map(|s| s["function"]["parameters"]["required"].clone())
+            .collect();
+        assert_eq!(
+            required,
+            [
+                json!(["path"]),
+                json!(["path", "content"]),
+                json!(["mode"]),
+                json!(["pattern"]),
+                json!(["command"])
+            ]
+        );
     }
 
     #[test]

@@ -496,6 +496,14 @@ mod tests {
             search(&mut ws, json!({"pattern": "nowhere", "target": "files"})),
             r#"{"total_count": 0}"#
         );
+        // Files searched without a match are not listed.
+        assert_eq!(
+            search(
+                &mut ws,
+                json!({"pattern": "nowhere", "output_mode": "files_only"})
+            ),
+            r#"{"total_count": 0}"#
+        );
     }
 
     #[test]
