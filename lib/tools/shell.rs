@@ -7,7 +7,6 @@
 //! with the group shortly after, or the tool would never return.
 
 use std::collections::VecDeque;
-use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,10 +57,8 @@ impl Capture {
         bytes = &bytes[into_head..];
         self.tail.extend(bytes);
         let excess = self.tail.len().saturating_sub(TAIL_BYTES);
-        if excess > 0 {
-            self.tail.drain(..excess);
-            self.dropped += excess as u64;
-        }
+        self.tail.drain(..excess);
+        self.dropped += excess as u64;
     }
 
     fn text(&self) -> String {
@@ -89,15 +86,9 @@ pub fn run(mut cmd: Command, timeout: Duration, cancel: &AtomicBool) -> std::io:
         let capture = Arc::clone(&capture);
         let eof = Arc::clone(&eof);
         thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match reader.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => lock(&capture).push(&buf[..n]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
-            }
+            // `copy` retries an interrupted read; any other error ends the output as the
+            // end of the pipe would.
+            let _ = std::io::copy(&mut reader, &mut Sink(&capture));
             eof.store(true, Ordering::Release);
         });
     }
@@ -115,6 +106,20 @@ pub fn run(mut cmd: Command, timeout: Duration, cancel: &AtomicBool) -> std::io:
         output: capture.text(),
         dropped: capture.dropped,
     })
+}
+
+/// The reader thread's end of the capture.
+struct Sink<'a>(&'a Mutex<Capture>);
+
+impl std::io::Write for Sink<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        lock(self.0).push(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn supervise(child: &mut Child, timeout: Duration, cancel: &AtomicBool) -> std::io::Result<End> {
@@ -278,6 +283,33 @@ mod tests {
             thread::sleep(Duration::from_millis(10));
         }
         assert!(!running(&pid), "sleep {pid} outlived its group");
+    }
+
+    #[test]
+    fn a_job_that_finishes_soon_after_the_shell_keeps_its_output() {
+        let never = AtomicBool::new(false);
+        let run = run(
+            bash("(sleep 0.02; echo late) & echo now"),
+            Duration::from_secs(60),
+            &never,
+        )
+        .expect("run");
+        assert_eq!(run.end, End::Exited(0));
+        assert_eq!(run.output, "now\nlate\n");
+    }
+
+    #[test]
+    fn a_job_left_holding_the_pipe_after_the_shell_exits_is_killed() {
+        let never = AtomicBool::new(false);
+        let run = run(bash("sleep 30 & echo $!"), Duration::from_secs(60), &never).expect("run");
+        assert_eq!(run.end, End::Exited(0));
+        let pid = run.output.trim().to_string();
+        assert!(pid.parse::<u32>().is_ok(), "{pid:?}");
+        let until = Instant::now() + Duration::from_secs(2);
+        while running(&pid) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!running(&pid), "sleep {pid} was left running");
     }
 
     #[test]
