@@ -207,7 +207,22 @@ fn server_errors_are_retried_then_reported_with_the_count() {
         "{}",
         stderr(&out)
     );
+    assert!(
+        stderr(&out).starts_with(
+            "hermes-chat: HTTP 500: boom (attempt 1/3; retrying in 0.0 s)\n\
+             hermes-chat: HTTP 500: boom (attempt 2/3; retrying in 0.0 s)\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(srv.requests().len(), 3);
+    let srv = server(vec![boom(), boom(), boom()]);
+    let home = home_for(&srv, "");
+    let quiet = chat(home.path())
+        .args(["-z", "hi", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(!stderr(&quiet).contains("retrying"), "{}", stderr(&quiet));
 }
 
 #[test]

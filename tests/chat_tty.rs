@@ -399,6 +399,44 @@ fn one_shot_runs_report_a_missing_secret_and_go_on() {
 }
 
 #[test]
+fn a_one_shot_run_at_a_terminal_shows_each_tool_on_stderr() {
+    let (_srv, home) = session_with(
+        vec![
+            Reply::tool_calls(&[
+                ("c1", "terminal", r#"{"command":"echo hi"}"#),
+                ("c2", "read_file", r#"{"path":"nope.txt"}"#),
+                ("c3", "write_file", r#"{"path":"out.txt","content":"x\n"}"#),
+            ]),
+            Reply::text("all done"),
+        ],
+        "",
+    );
+    let tty = Tty::start(home.path(), "-z 'do it'");
+    let screen = tty.wait_for("[exited 0]");
+    assert!(
+        screen.contains(
+            "  ┊ $ echo hi  [completed]\n  ┊ read_file  [failed]\n  ┊ file change  [completed]\nall done\n"
+        ),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_quiet_one_shot_run_at_a_terminal_shows_only_the_answer() {
+    let (_srv, home) = session_with(
+        vec![
+            Reply::tool_call("c1", "terminal", r#"{"command":"echo hi"}"#),
+            Reply::text("quiet done"),
+        ],
+        "",
+    );
+    let tty = Tty::start(home.path(), "-z 'do it' --quiet");
+    let screen = tty.wait_for("[exited 0]");
+    assert!(screen.contains("quiet done\n"), "{screen}");
+    assert!(!screen.contains("┊"), "{screen}");
+}
+
+#[test]
 fn a_bundle_loads_its_skills_and_wins_over_a_skill_of_its_name() {
     let srv = server(vec![Reply::text("bundle used")]);
     let home = home_for(&srv, "");

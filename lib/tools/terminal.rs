@@ -292,6 +292,24 @@ mod tests {
             sh(&mut ws, json!({"command": "true", "timeout": 601})),
             r#"{"error": "Foreground timeout 601s exceeds the maximum of 600s. Use background=true with notify_on_complete=true for long-running commands."}"#
         );
+        assert_eq!(
+            sh(&mut ws, json!({"command": "echo ok", "timeout": 600})),
+            r#"{"output": "ok", "exit_code": 0, "error": null}"#
+        );
+    }
+
+    #[test]
+    fn a_final_directory_that_is_gone_is_not_taken() {
+        let (_dir, mut ws) = workspace();
+        let start = ws.cwd().to_path_buf();
+        assert_eq!(
+            sh(
+                &mut ws,
+                json!({"command": "mkdir gone && cd gone && rmdir ../gone"})
+            ),
+            r#"{"output": "", "exit_code": 0, "error": null}"#
+        );
+        assert_eq!(ws.cwd(), start);
     }
 
     #[test]
