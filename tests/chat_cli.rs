@@ -981,6 +981,82 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
 }
 
 #[test]
+fn a_run_blocked_on_the_model_still_ends_soon_after_an_interrupt() {
+    let srv = server(vec![Reply::Hang]);
+    let home = home_for(&srv, "");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
+        .env("HERMES_HOME", home.path())
+        .current_dir(&work)
+        .args(["-z", "wait"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if !srv.requests().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert_eq!(srv.requests().len(), 1, "the model was never asked");
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    // Two seconds of grace, then the exit; far less than the request's own timeout.
+    let mut status = None;
+    for _ in 0..200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+        panic!("hermes-chat was still running 10 s after SIGINT");
+    }
+    assert_eq!(status.and_then(|s| s.code()), Some(130));
+}
+
+#[test]
+fn a_run_blocked_reading_its_prompt_exits_130_two_seconds_after_an_interrupt() {
+    let srv = server(vec![]);
+    let home = home_for(&srv, "");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    // Stdin stays open and empty: the read of the prompt never returns by itself.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
+        .env("HERMES_HOME", home.path())
+        .current_dir(&work)
+        .args(["-z", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let mut status = None;
+    for _ in 0..200 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+        panic!("hermes-chat was still running 10 s after SIGINT");
+    }
+    assert_eq!(status.and_then(|s| s.code()), Some(130));
+    assert!(srv.requests().is_empty());
+}
+
+#[test]
 fn compaction_by_rotation_continues_in_a_child_session() {
     let (_srv, home, out, events) =
         compaction_run("compression:\n  in_place: false\n", "done after rotation");

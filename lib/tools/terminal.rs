@@ -299,6 +299,23 @@ mod tests {
     }
 
     #[test]
+    fn the_side_files_are_private_and_removed_when_dropped() {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(files) = SideFiles::create() else {
+            panic!("side files")
+        };
+        let paths = [files.cwd.clone(), files.env.clone()];
+        for path in &paths {
+            let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o777);
+            assert_eq!(mode.ok(), Some(0o600), "{}", path.display());
+        }
+        drop(files);
+        for path in &paths {
+            assert!(!path.exists(), "{} was left behind", path.display());
+        }
+    }
+
+    #[test]
     fn a_final_directory_that_is_gone_is_not_taken() {
         let (_dir, mut ws) = workspace();
         let start = ws.cwd().to_path_buf();
