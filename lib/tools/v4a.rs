@@ -303,6 +303,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_next_hunk_is_looked_for_after_the_lines_the_last_one_wrote() {
+        let replace = |old: &str, new: &str| Hunk {
+            anchor: None,
+            lines: vec![Line::Removed(old.into()), Line::Added(new.into())],
+            end_of_file: false,
+        };
+        assert_eq!(
+            apply("p\nq\nw\nr\nx\n", &[replace("w", "x"), replace("x", "y")]),
+            Ok("p\nq\nx\nr\ny\n".into())
+        );
+    }
+
+    #[test]
+    fn a_patch_may_end_without_its_end_line() {
+        assert_eq!(
+            parse("*** Begin Patch\n*** Add File: a.txt\n+x"),
+            Ok(vec![Op::Add {
+                path: "a.txt".into(),
+                content: "x\n".into()
+            }])
+        );
+        assert_eq!(
+            parse("*** Begin Patch\n*** Update File: b.txt"),
+            Err("*** Update File: b.txt has no changes".into())
+        );
+    }
+
+    #[test]
     fn parses_all_three_operations() {
         let ops = parse(
             "*** Begin Patch\n*** Add File: new.txt\n+one\n+two\n*** Update File: a.txt\n@@ fn main @@\n ctx\n-old\n+new\n*** Delete File: gone.txt\n*** End Patch\n",
