@@ -98,7 +98,8 @@ $(SKILLS_REF_STAMP):
 	touch $@
 
 ## pg: the PostgreSQL server the team-store tests start throwaway clusters of (Debian's
-## package; its binaries under /usr/lib/postgresql/*/bin). Installed once, when missing.
+## package; its binaries under /usr/lib/postgresql/*/bin). Installed once, when missing, and
+## the `postgres` account the clusters run as when root (created when missing).
 pg:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif command -v apt-get >/dev/null 2>&1; then \
@@ -106,6 +107,11 @@ pg:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
 	else echo "make pg: install the PostgreSQL server (initdb, pg_ctl) for the team-store tests" >&2; exit 2; fi
+	@# As root the test clusters run as `postgres` (the server refuses root); an image can ship
+	@# the package without the account its install created.
+	@if [ "$$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then \
+		group=--user-group; getent group postgres >/dev/null && group="-g postgres"; \
+		useradd --system $$group --home-dir /var/lib/postgresql --shell /bin/sh postgres; fi
 
 ## bench: release build, then each area's benchmark script (side by side with the peer).
 bench: release peer pg

@@ -980,20 +980,42 @@ fn interrupted_runs_exit_130_and_keep_what_was_stored() {
     assert!(t[1].starts_with("assistant||NULL|tool_calls"), "{t:?}");
 }
 
+/// hermes-chat started with `args` on `home`, its output discarded and its stdin an open,
+/// empty pipe (kept open while the child lives).
+fn spawn_chat(home: &std::path::Path, args: &[&str]) -> std::process::Child {
+    let work = home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
+        .env("HERMES_HOME", home)
+        .current_dir(&work)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends SIGINT to `child` and answers its exit code, failing if it still runs 10 s later.
+fn interrupt_and_wait(mut child: std::process::Child) -> Option<i32> {
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    for _ in 0..200 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    panic!("hermes-chat was still running 10 s after SIGINT");
+}
+
 #[test]
 fn a_run_blocked_on_the_model_still_ends_soon_after_an_interrupt() {
     let srv = server(vec![Reply::Hang]);
     let home = home_for(&srv, "");
-    let work = home.path().join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
-        .env("HERMES_HOME", home.path())
-        .current_dir(&work)
-        .args(["-z", "wait"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_chat(home.path(), &["-z", "wait"]);
     for _ in 0..200 {
         if !srv.requests().is_empty() {
             break;
@@ -1001,58 +1023,18 @@ fn a_run_blocked_on_the_model_still_ends_soon_after_an_interrupt() {
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
     assert_eq!(srv.requests().len(), 1, "the model was never asked");
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    // Two seconds of grace, then the exit; far less than the request's own timeout.
-    let mut status = None;
-    for _ in 0..200 {
-        status = child.try_wait().unwrap();
-        if status.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    if status.is_none() {
-        let _ = child.kill();
-        panic!("hermes-chat was still running 10 s after SIGINT");
-    }
-    assert_eq!(status.and_then(|s| s.code()), Some(130));
+    assert_eq!(interrupt_and_wait(child), Some(130));
 }
 
 #[test]
 fn a_run_blocked_reading_its_prompt_exits_130_two_seconds_after_an_interrupt() {
     let srv = server(vec![]);
     let home = home_for(&srv, "");
-    let work = home.path().join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    // Stdin stays open and empty: the read of the prompt never returns by itself.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hermes-chat"))
-        .env("HERMES_HOME", home.path())
-        .current_dir(&work)
-        .args(["-z", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    // `-z -` reads the prompt from stdin, which stays open and empty: the read never returns
+    // by itself.
+    let child = spawn_chat(home.path(), &["-z", "-"]);
     std::thread::sleep(std::time::Duration::from_millis(300));
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let mut status = None;
-    for _ in 0..200 {
-        status = child.try_wait().unwrap();
-        if status.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    if status.is_none() {
-        let _ = child.kill();
-        panic!("hermes-chat was still running 10 s after SIGINT");
-    }
-    assert_eq!(status.and_then(|s| s.code()), Some(130));
+    assert_eq!(interrupt_and_wait(child), Some(130));
     assert!(srv.requests().is_empty());
 }
 

@@ -265,6 +265,18 @@ mod tests {
         })
     }
 
+    /// Asserts that the process whose id `output` holds ends within two seconds (an orphan
+    /// is reaped by whoever adopts it, which may take a moment).
+    fn assert_ends(output: &str) {
+        let pid = output.trim();
+        assert!(pid.parse::<u32>().is_ok(), "{pid:?}");
+        let until = Instant::now() + Duration::from_secs(2);
+        while running(pid) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!running(pid), "process {pid} was left running");
+    }
+
     #[test]
     fn the_group_is_killed_not_only_the_shell() {
         let never = AtomicBool::new(false);
@@ -275,14 +287,7 @@ mod tests {
         )
         .expect("run");
         assert_eq!(timed.end, End::TimedOut);
-        let pid = timed.output.trim().to_string();
-        assert!(pid.parse::<u32>().is_ok(), "{pid:?}");
-        // The orphan is reaped by whoever adopts it; give that a moment.
-        let until = Instant::now() + Duration::from_secs(2);
-        while running(&pid) && Instant::now() < until {
-            thread::sleep(Duration::from_millis(10));
-        }
-        assert!(!running(&pid), "sleep {pid} outlived its group");
+        assert_ends(&timed.output);
     }
 
     #[test]
@@ -303,13 +308,7 @@ mod tests {
         let never = AtomicBool::new(false);
         let run = run(bash("sleep 30 & echo $!"), Duration::from_secs(60), &never).expect("run");
         assert_eq!(run.end, End::Exited(0));
-        let pid = run.output.trim().to_string();
-        assert!(pid.parse::<u32>().is_ok(), "{pid:?}");
-        let until = Instant::now() + Duration::from_secs(2);
-        while running(&pid) && Instant::now() < until {
-            thread::sleep(Duration::from_millis(10));
-        }
-        assert!(!running(&pid), "sleep {pid} was left running");
+        assert_ends(&run.output);
     }
 
     #[test]
