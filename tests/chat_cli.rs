@@ -23,6 +23,9 @@ fn one_turn_prints_the_answer_alone_and_stores_the_exchange() {
     let out = chat(home.path()).args(["-z", "hi there"]).output().unwrap();
     assert_eq!(stdout(&out), "Hello from fake.\n", "{}", stderr(&out));
     assert_eq!(out.status.code(), Some(0));
+    // No notice, and no review: none is due after one turn.
+    assert_eq!(stderr(&out), "");
+    assert!(!home.path().join("pending").exists());
     let body = &srv.bodies()[0];
     let keys: Vec<&str> = body
         .as_object()
@@ -1012,9 +1015,10 @@ fn interrupt_and_wait(mut child: std::process::Child) -> Option<i32> {
 }
 
 #[test]
-fn a_run_blocked_on_the_model_still_ends_soon_after_an_interrupt() {
+fn a_run_blocked_on_the_model_ends_soon_after_an_interrupt_and_reviews_nothing() {
     let srv = server(vec![Reply::Hang]);
-    let home = home_for(&srv, "");
+    // A review would be due after any turn; an interrupted one hands nothing off.
+    let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
     let child = spawn_chat(home.path(), &["-z", "wait"]);
     for _ in 0..200 {
         if !srv.requests().is_empty() {
@@ -1024,6 +1028,7 @@ fn a_run_blocked_on_the_model_still_ends_soon_after_an_interrupt() {
     }
     assert_eq!(srv.requests().len(), 1, "the model was never asked");
     assert_eq!(interrupt_and_wait(child), Some(130));
+    assert!(!home.path().join("pending/review").exists());
 }
 
 #[test]
@@ -1219,5 +1224,255 @@ fn a_memory_write_resets_the_memory_review_counter() {
     assert!(
         reviewed,
         "two turns without a memory write make the review due"
+    );
+}
+
+fn events_of(out: &std::process::Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `type` of each event, with the item's type after a colon.
+fn kinds(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| match e["item"]["type"].as_str() {
+            Some(item) => format!("{}:{item}", e["type"].as_str().unwrap()),
+            None => e["type"].as_str().unwrap().to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn json_events_come_in_order_with_tool_starts_and_text_deltas() {
+    let srv = server(vec![
+        Reply::tool_call("c1", "terminal", r#"{"command": "echo hi"}"#),
+        Reply::text("All done here."),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--json", "--stream-deltas", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events = events_of(&out);
+    assert_eq!(
+        kinds(&events),
+        [
+            "thread.started",
+            "turn.started",
+            "item.started:command_execution",
+            "item.completed:command_execution",
+            "item.delta",
+            "item.delta",
+            "item.delta",
+            "item.completed:agent_message",
+            "turn.completed",
+        ]
+    );
+    assert_eq!(events[2]["item"]["command"], "echo hi");
+    assert_eq!(events[2]["item"]["status"], "in_progress");
+    assert_eq!(events[3]["item"]["id"], events[2]["item"]["id"]);
+    let message_id = &events[7]["item"]["id"];
+    let text: String = events[4..7]
+        .iter()
+        .map(|e| {
+            assert_eq!(&e["item_id"], message_id);
+            e["delta"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(text, "All done here.");
+    assert_eq!(events[1]["turn_id"], "turn_1");
+    assert_eq!(events[8]["turn_id"], "turn_1");
+    // Without --stream-deltas the same run has no deltas.
+    let srv = server(vec![Reply::text("All done here.")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--json", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        kinds(&events_of(&out)),
+        [
+            "thread.started",
+            "turn.started",
+            "item.completed:agent_message",
+            "turn.completed"
+        ]
+    );
+}
+
+/// Retries and notices go to stderr in `--json` runs as in one-shot ones; stdout stays JSONL.
+#[test]
+fn a_json_run_reports_retries_and_notices_on_stderr() {
+    let srv = server(vec![
+        Reply::Http {
+            status: 500,
+            headers: vec![],
+            body: "boom".into(),
+        },
+        Reply::tool_call("c1", "terminal", r#"{"command": "echo hi"}"#),
+        Reply::text("where things stand"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--json", "--max-turns", "1", "-z", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: HTTP 500: boom (attempt 1/3; retrying in 0.0 s)\n\
+         hermes-chat: reached the limit of 1 model calls for this turn; asking for a summary\n"
+    );
+    assert_eq!(events_of(&out).last().unwrap()["type"], "turn.completed");
+}
+
+/// CLI.md's two turn shapes; blank lines and lines that are not a user turn are skipped, and
+/// the turns are numbered in order.
+#[test]
+fn jsonl_turns_in_either_shape_are_run_in_order_and_other_lines_skipped() {
+    let srv = server(vec![Reply::text("one"), Reply::text("two")]);
+    let home = home_for(&srv, "");
+    let input = concat!(
+        r#"{"type":"user","message":{"role":"user","content":"first"}}"#,
+        "\n\n   \n",
+        r#"{"role":"assistant","content":"not a turn"}"#,
+        "\n",
+        r#"{"type":"user","message":{"role":"system","content":"nor this"}}"#,
+        "\n",
+        r#"{"role":"user","content":"second"}"#,
+        "\n"
+    );
+    let out = chat(home.path())
+        .args(["--input-format", "jsonl"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events = events_of(&out);
+    assert_eq!(
+        kinds(&events),
+        [
+            "thread.started",
+            "turn.started",
+            "item.completed:agent_message",
+            "turn.completed",
+            "turn.started",
+            "item.completed:agent_message",
+            "turn.completed"
+        ]
+    );
+    let turn_ids: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["turn_id"].as_str())
+        .collect();
+    assert_eq!(turn_ids, ["turn_1", "turn_1", "turn_2", "turn_2"]);
+    assert_eq!(
+        transcript(home.path()),
+        [
+            "user|first|NULL|NULL",
+            "assistant|one|NULL|stop",
+            "user|second|NULL|NULL",
+            "assistant|two|NULL|stop"
+        ]
+    );
+}
+
+/// The title comes from the first turn that has an answer, within the first two.
+#[test]
+fn a_failed_first_turn_leaves_the_title_to_the_second() {
+    let srv = server(vec![
+        Reply::Http {
+            status: 401,
+            headers: vec![],
+            body: "bad key".into(),
+        },
+        Reply::text("fine now"),
+    ]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--input-format", "jsonl"])
+        .write_stdin(concat!(
+            r#"{"role":"user","content":"broken start"}"#,
+            "\n",
+            r#"{"role":"user","content":"second try"}"#,
+            "\n"
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        rows(home.path(), "SELECT title FROM sessions"),
+        [["second try"]]
+    );
+}
+
+/// A review is handed off only after a turn that answered, when one is due and not refused.
+#[test]
+fn no_review_is_handed_off_after_a_failed_turn_or_with_no_review() {
+    let due = "memory:\n  nudge_interval: 1\n";
+    let srv = server(vec![Reply::text("noted")]);
+    let home = home_for(&srv, due);
+    let out = chat(home.path())
+        .args(["--no-review", "-z", "I prefer tabs"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "noted\n");
+    assert_eq!(stderr(&out), "");
+    assert!(!home.path().join("pending/review").exists());
+    let srv = server(vec![Reply::Http {
+        status: 401,
+        headers: vec![],
+        body: "bad key".into(),
+    }]);
+    let home = home_for(&srv, due);
+    let out = chat(home.path())
+        .args(["-z", "I prefer tabs"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!home.path().join("pending/review").exists());
+    assert_eq!(srv.requests().len(), 1);
+}
+
+/// `--json --review-wait`: the review's actions (and nothing else it printed) and its
+/// summary line as one `review` item.
+#[test]
+fn a_waited_review_is_one_json_item_with_its_actions() {
+    let srv = server(vec![
+        Reply::text("noted"),
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs over spaces.\"}",
+        ),
+        Reply::text("Saved."),
+    ]);
+    let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
+    let out = chat(home.path())
+        .args(["--json", "--review-wait", "-z", "I prefer tabs"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events = events_of(&out);
+    let review: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["item"]["type"] == "review")
+        .collect();
+    assert_eq!(review.len(), 1, "{events:?}");
+    let item = &review[0]["item"];
+    assert_eq!(
+        item["summary"],
+        "💾 Self-improvement review: User profile updated"
+    );
+    let actions = item["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0]["type"], "action");
+    assert_eq!(actions[0]["tool"], "memory");
+    assert_eq!(
+        actions[0]["arguments"],
+        json!({"action": "add", "target": "user", "content": "Prefers tabs over spaces."})
     );
 }

@@ -282,3 +282,19 @@ fn the_reviews_memory_writes_are_mirrored_with_their_provenance() {
     assert!(!names.contains(&"notes_search"), "{names:?}");
     assert!(!body.to_string().contains("<memory-context>"));
 }
+
+/// `--quiet` silences the notices of a start-up too, not only those of a turn.
+#[test]
+fn a_quiet_run_prints_no_provider_notice() {
+    let srv = server(vec![Reply::text("ok")]);
+    let home = home_for(&srv, "");
+    let tools = r#"[{"type": "function", "function": {"name": "memory", "description": "x", "parameters": {"type": "object"}}}]"#;
+    let command = misbehaving(&home, "fine", tools);
+    use_provider(&home, &srv, &command);
+    let out = chat(home.path())
+        .args(["--quiet", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -63,10 +63,9 @@ const BIN: &str = "hermes-chat";
 /// Runs hermes-chat; returns the exit code. Setup errors come back as `Err` (exit 2).
 pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     let interrupt = Arc::new(AtomicBool::new(false));
-    let interactive = options.oneshot.is_none()
-        && !options.json
-        && !options.input_jsonl
-        && std::io::stdin().is_terminal();
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let interactive =
+        options.oneshot.is_none() && !options.json && !options.input_jsonl && stdin_is_terminal;
     // At the terminal Ctrl-C cancels the turn and the session goes on; elsewhere a run that
     // does not stop soon after the signal is ended.
     install_interrupt(interrupt.clone(), !interactive);
@@ -103,13 +102,14 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     db.conn()
         .execute_batch("PRAGMA synchronous=NORMAL")
         .context("cannot configure state.db")?;
-    let approvals = options
-        .approvals
-        .unwrap_or(if options.input_jsonl || interactive {
-            ApprovalMode::Ask
-        } else {
-            ApprovalMode::Deny
-        });
+    // Flagged commands are asked for where someone can answer: at the terminal (the session,
+    // or a one-shot run started there) or over JSONL. `--json` alone has no one to ask.
+    let someone_can_answer = options.input_jsonl || (stdin_is_terminal && !options.json);
+    let approvals = options.approvals.unwrap_or(if someone_can_answer {
+        ApprovalMode::Ask
+    } else {
+        ApprovalMode::Deny
+    });
     let ephemeral = preload_skills(&home, &config, &options.skills)?;
     let parts = AgentParts {
         home: home.clone(),
