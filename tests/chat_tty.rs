@@ -149,7 +149,9 @@ fn a_streamed_answer_and_the_start_line() {
         "loaded: memory 0 chars, user profile 0 chars · 0 skills in the index · 0 context file(s)",
     );
     tty.line("hi there");
-    tty.wait_for("Hello from the terminal.");
+    let screen = tty.wait_for("Hello from the terminal.");
+    // Nothing follows the count when no context file was cut.
+    assert!(screen.contains("· 0 context file(s)\n"), "{screen}");
     tty.wait_prompt();
     tty.keys(&["C-d"]);
     tty.wait_for("[exited 0]");
@@ -555,6 +557,45 @@ fn a_one_shot_run_at_a_terminal_asks_before_a_flagged_command() {
     assert!(
         result.contains("BLOCKED: The user denied this command (rule curl-pipe-shell: "),
         "{result}"
+    );
+}
+
+#[test]
+fn each_answer_to_the_question_is_kept_as_its_decision() {
+    for (answer, decision) in [("o", "approved"), ("always", "approved_for_session")] {
+        let (srv, home) = session_with(
+            vec![
+                Reply::tool_call("c1", "terminal", FLAGGED),
+                Reply::text("done"),
+            ],
+            "",
+        );
+        let tty = Tty::start(home.path(), "-z 'install it'");
+        tty.wait_for("run it? [o]nce / [a]lways this session / [d]eny:");
+        tty.line(answer);
+        let screen = tty.wait_for("[exited 0]");
+        assert!(
+            screen.contains(&format!("  ┊ approval: {decision} (curl-pipe-shell)\n")),
+            "{screen}"
+        );
+        let result: Value =
+            serde_json::from_str(srv.bodies()[1]["messages"][3]["content"].as_str().unwrap())
+                .unwrap();
+        assert!(result["approval"].as_str().is_some(), "{result}");
+    }
+}
+
+#[test]
+fn the_start_line_counts_a_truncated_context_file() {
+    let (_srv, home) = session_with(vec![], "");
+    home.write("work/HERMES.md", "x".repeat(30_000));
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("(1 truncated)");
+    tty.wait_prompt();
+    let screen = tty.screen();
+    assert!(
+        screen.contains("· 0 skills in the index · 1 context file(s) (1 truncated)\n"),
+        "{screen}"
     );
 }
 
