@@ -58,6 +58,9 @@ struct Terminal {
     color: bool,
     spinner: Option<indicatif::ProgressBar>,
     at_line_start: bool,
+    /// The message whose text was shown as it streamed; an answer that came whole (the
+    /// budget's summary is asked without streaming) is shown when it completes.
+    streamed: Option<String>,
 }
 
 impl Terminal {
@@ -66,6 +69,7 @@ impl Terminal {
             color: crate::io::format::stderr_color(),
             spinner: None,
             at_line_start: true,
+            streamed: None,
         }
     }
 
@@ -102,9 +106,12 @@ impl Terminal {
 }
 
 impl Observer for Terminal {
-    fn delta(&mut self, _: &str, delta: &Delta<'_>) {
+    fn delta(&mut self, item_id: &str, delta: &Delta<'_>) {
         if let Delta::Text(t) = delta {
             self.stop();
+            if self.streamed.as_deref() != Some(item_id) {
+                self.streamed = Some(item_id.to_string());
+            }
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(crate::io::sanitize::for_terminal(t).as_bytes());
             let _ = out.flush();
@@ -126,6 +133,12 @@ impl Observer for Terminal {
             "file_change" => format!("  ┊ file change  [{}]", text("status")),
             "approval" => format!("  ┊ approval: {} ({})", text("decision"), text("rule")),
             "compaction" => "  ┊ compacted the conversation".to_string(),
+            "agent_message" if self.streamed.as_deref() != Some(item.id.as_str()) => {
+                self.stop();
+                self.end_line();
+                println!("{}", crate::io::sanitize::for_terminal(&text("text")));
+                return;
+            }
             _ => return,
         };
         self.stop();
