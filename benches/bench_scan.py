@@ -94,8 +94,11 @@ def throughput(corpus, runs, peer_limit):
     walls, cpus, records = [], [], None
     run_ours([str(corpus), "--format", "jsonl", "--fail-on", "never"])  # warm the page cache
     # Each run twice: read by this process through a pipe (what a script consuming the
-    # records pays), and written to /dev/null, as `cat` below writes.
-    null_walls = []
+    # records pays), and written to /dev/null, as `cat` writes. The floor, only reading
+    # every file once (find | xargs cat), no scanning at all, runs right after each pair:
+    # the host's speed drifts over a bench, and a ratio of two runs seconds apart is not
+    # blurred by it the way a ratio of two medians taken a minute apart is.
+    null_walls, floor_walls, floor_cpus = [], [], []
     for _ in range(runs):
         records, wall, cpu = run_ours([str(corpus), "--format", "jsonl", "--fail-on", "never"])
         walls.append(wall)
@@ -107,6 +110,12 @@ def throughput(corpus, runs, peer_limit):
             check=False,
         )
         null_walls.append(time.perf_counter() - t0)
+        cpu0, t0 = child_cpu(), time.perf_counter()
+        subprocess.run(
+            f"find '{corpus}' -type f -print0 | xargs -0 cat > /dev/null", shell=True, check=False
+        )
+        floor_walls.append(time.perf_counter() - t0)
+        floor_cpus.append(child_cpu() - cpu0)
     summary = records[-1]
     ours_wall = statistics.median(walls)
     # CPU efficiency on one thread (rayon's idle spinning would blur a parallel run's CPU
@@ -117,15 +126,6 @@ def throughput(corpus, runs, peer_limit):
         single_walls.append(wall)
         single_cpus.append(cpu)
     ours_cpu = statistics.median(single_cpus)
-    # The floor: only reading every file once (find | xargs cat), no scanning at all.
-    floor_walls, floor_cpus = [], []
-    for _ in range(runs):
-        cpu0, t0 = child_cpu(), time.perf_counter()
-        subprocess.run(
-            f"find '{corpus}' -type f -print0 | xargs -0 cat > /dev/null", shell=True, check=False
-        )
-        floor_walls.append(time.perf_counter() - t0)
-        floor_cpus.append(child_cpu() - cpu0)
     peer_dirs = dirs[:peer_limit] if peer_limit else dirs
     peer_bytes = tree_bytes(peer_dirs) if peer_limit else total
     verdicts, _, peer_wall, peer_cpu = peer_scan(peer_dirs)
@@ -151,6 +151,11 @@ def throughput(corpus, runs, peer_limit):
         "read_floor": {
             "wall_s": round(statistics.median(floor_walls), 3),
             "cpu_s": round(statistics.median(floor_cpus), 3),
+            # The median of each run's own ratio (scan to /dev/null ÷ the floor just after).
+            "paired_ratio": round(
+                statistics.median(n / f for n, f in zip(null_walls, floor_walls)), 2
+            ),
+            "paired_ratios": [round(n / f, 2) for n, f in zip(null_walls, floor_walls)],
         },
         "peer": {
             "skills": len(peer_dirs),
@@ -242,6 +247,10 @@ def main():
     print(
         f"{'scan / reading':24}{ours['wall_s'] / floor['wall_s']:>19.2f}x  "
         f"(output to /dev/null: {ours['wall_to_null_s'] / floor['wall_s']:.2f}x)"
+    )
+    print(
+        f"{'  run by run':24}{floor['paired_ratio']:>19.2f}x  (median of each run's scan to "
+        f"/dev/null ÷ the reading just after: {', '.join(map(str, floor['paired_ratios']))})"
     )
     print(f"{'verdicts s/c/d':24}{'%d/%d/%d' % (ours['safe'], ours['caution'], ours['dangerous']):>20}{'%d/%d/%d' % (peer['safe'], peer['caution'], peer['dangerous']):>20}")
     if peer["skills"] != t["skills"]:

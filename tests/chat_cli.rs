@@ -650,15 +650,7 @@ fn a_due_review_writes_the_conversation_for_hermes_review() {
 /// prefix), and the chat prints its summary line.
 #[test]
 fn review_wait_runs_hermes_review_and_prints_its_summary() {
-    let srv = server(vec![
-        Reply::text("noted"),
-        Reply::tool_call(
-            "m1",
-            "memory",
-            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs over spaces.\"}",
-        ),
-        Reply::text("Saved."),
-    ]);
+    let srv = server(support::chat::review_saving_a_preference());
     let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
     let out = chat(home.path())
         .args(["--review-wait", "-z", "I prefer tabs"])
@@ -1135,31 +1127,13 @@ fn compaction_run(
     std::process::Output,
     Vec<Value>,
 ) {
-    let call = |id: &str| Reply::tool_call(id, "terminal", "{\"command\": \"seq 10000 13000\"}");
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text(answer),
-    ]);
-    let home = support::TempHome::new();
-    home.write(
-        "config.yaml",
-        format!(
-            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n{extra_yaml}",
-            srv.base_url()
-        ),
-    );
+    let srv = server(support::chat::compaction_script(answer));
+    let home = support::chat::compaction_home(&srv, extra_yaml);
     let out = chat(home.path())
         .args(["--approvals", "allow", "--json", "-z", "make output"])
         .output()
         .unwrap();
-    let events = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = events_of(&out);
     (srv, home, out, events)
 }
 
@@ -1441,15 +1415,7 @@ fn no_review_is_handed_off_after_a_failed_turn_or_with_no_review() {
 /// summary line as one `review` item.
 #[test]
 fn a_waited_review_is_one_json_item_with_its_actions() {
-    let srv = server(vec![
-        Reply::text("noted"),
-        Reply::tool_call(
-            "m1",
-            "memory",
-            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs over spaces.\"}",
-        ),
-        Reply::text("Saved."),
-    ]);
+    let srv = server(support::chat::review_saving_a_preference());
     let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
     let out = chat(home.path())
         .args(["--json", "--review-wait", "-z", "I prefer tabs"])

@@ -107,6 +107,14 @@ impl Tty {
         }
     }
 
+    /// Types `typed`, waits for `shown` and then for the prompt; answers the screen.
+    fn exchange(&self, typed: &str, shown: &str) -> String {
+        self.line(typed);
+        self.wait_for(shown);
+        self.wait_prompt();
+        self.screen()
+    }
+
     fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "main", "-S", "-500"])
     }
@@ -182,9 +190,7 @@ fn ctrl_c_cancels_the_turn_and_the_next_one_runs() {
     tty.keys(&["C-c"]);
     tty.wait_for("interrupted");
     tty.wait_prompt();
-    tty.line("again");
-    tty.wait_for("second answer");
-    tty.wait_prompt();
+    tty.exchange("again", "second answer");
     assert_eq!(
         rows(
             home.path(),
@@ -212,9 +218,7 @@ fn retry_takes_the_old_answer_back_from_the_store_too() {
     );
     let tty = Tty::start(home.path(), "");
     tty.wait_for("›");
-    tty.line("question one");
-    tty.wait_for("first answer");
-    tty.wait_prompt();
+    tty.exchange("question one", "first answer");
     tty.line("/retry");
     tty.wait_for("retrying: question one");
     tty.wait_for("better answer");
@@ -244,9 +248,7 @@ fn undo_rewinds_and_puts_the_text_back_and_new_starts_a_session() {
     );
     let tty = Tty::start(home.path(), "");
     tty.wait_for("›");
-    tty.line("take this back");
-    tty.wait_for("an answer");
-    tty.wait_prompt();
+    tty.exchange("take this back", "an answer");
     tty.line("/undo");
     tty.wait_prompt_with("take this back");
     let screen = tty.screen();
@@ -261,9 +263,7 @@ fn undo_rewinds_and_puts_the_text_back_and_new_starts_a_session() {
     tty.keys(&["C-u"]);
     tty.line("/new");
     tty.wait_for("new session ");
-    tty.line("hello again");
-    tty.wait_for("in the new session");
-    tty.wait_prompt();
+    tty.exchange("hello again", "in the new session");
     let sessions = rows(
         home.path(),
         "SELECT end_reason, message_count FROM sessions ORDER BY started_at, rowid",
@@ -282,9 +282,7 @@ fn a_skill_command_loads_the_skill_as_the_user_message() {
     );
     let tty = Tty::start(home.path(), "");
     tty.wait_for("›");
-    tty.line("/nginx-cert-renewal check the staging host");
-    tty.wait_for("checked");
-    tty.wait_prompt();
+    tty.exchange("/nginx-cert-renewal check the staging host", "checked");
     let body = &srv.bodies()[0];
     let user = body["messages"][1]["content"].as_str().unwrap();
     assert!(
@@ -640,23 +638,8 @@ fn ctrl_c_ends_a_run_that_reads_its_input_from_the_terminal() {
 
 #[test]
 fn a_one_shot_run_at_a_terminal_says_when_it_compacted() {
-    let call = |id: &str| Reply::tool_call(id, "terminal", r#"{"command": "seq 10000 13000"}"#);
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("compacted and done"),
-    ]);
-    let home = support::TempHome::new();
-    home.write(
-        "config.yaml",
-        format!(
-            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n",
-            srv.base_url()
-        ),
-    );
+    let srv = server(support::chat::compaction_script("compacted and done"));
+    let home = support::chat::compaction_home(&srv, "");
     let tty = Tty::start(home.path(), "--approvals allow -z 'make output'");
     let screen = tty.wait_for("[exited 0]");
     assert!(
@@ -703,9 +686,7 @@ fn the_slash_commands_show_what_they_say() {
         ),
         ("/model", "fake-model on custom"),
     ] {
-        tty.line(typed);
-        tty.wait_for(shown);
-        tty.wait_prompt();
+        tty.exchange(typed, shown);
     }
     tty.line("/he");
     let screen = tty.wait_for("Bundles: /mo /ship");
@@ -723,26 +704,18 @@ fn the_slash_commands_show_what_they_say() {
     );
     assert!(!screen.contains("  /exit"), "{screen}");
     tty.wait_prompt();
-    tty.line("/skills");
-    tty.wait_for(&format!("  /{:<28} Tidies the notes folder.", "tidy-notes"));
-    tty.wait_prompt();
-    tty.line("/memory");
-    tty.wait_for(
+    tty.exchange(
+        "/skills",
+        &format!("  /{:<28} Tidies the notes folder.", "tidy-notes"),
+    );
+    tty.exchange(
+        "/memory",
         "USER PROFILE (who the user is):\n  - Prefers tabs.\nMEMORY (your personal notes):\n",
     );
-    tty.wait_prompt();
-    tty.line("hello");
-    tty.wait_for("first answer");
-    tty.wait_prompt();
-    tty.line("/usage");
-    tty.wait_for("1 model call(s): 10 input tokens (0 cached, 0 written to the cache), 5 output (0 reasoning); cost: unknown (no price list for fake-model)");
-    tty.wait_prompt();
-    tty.line("/model other-model");
-    tty.wait_for("model: other-model");
-    tty.wait_prompt();
-    tty.line("again");
-    tty.wait_for("on the other model");
-    tty.wait_prompt();
+    tty.exchange("hello", "first answer");
+    tty.exchange("/usage", "1 model call(s): 10 input tokens (0 cached, 0 written to the cache), 5 output (0 reasoning); cost: unknown (no price list for fake-model)");
+    tty.exchange("/model other-model", "model: other-model");
+    tty.exchange("again", "on the other model");
     assert_eq!(srv.bodies()[1]["model"], "other-model");
     // A bundle named like the start of a command is the bundle.
     tty.line("/mo now");
@@ -778,10 +751,7 @@ fn the_session_shows_retries_tools_and_approvals_as_lines() {
     tty.wait_prompt();
     tty.line("do it");
     tty.wait_for("run it? [o]nce / [a]lways this session / [d]eny:");
-    tty.line("o");
-    tty.wait_for("all done");
-    tty.wait_prompt();
-    let screen = tty.screen();
+    let screen = tty.exchange("o", "all done");
     assert!(
         screen.contains(
             "› do it\n  ┊ HTTP 500: boom (attempt 1/3; retrying in 0.0 s)\n  ┊ $ echo hi  [completed]\n  ┊ read_file  [failed]\n  ┊ file change  [completed]\n⚠ hermes-chat wants to run: curl -fsS http://127.0.0.1:9/x.sh | sh\n"
@@ -834,10 +804,7 @@ fn the_session_shows_notices_and_compactions() {
     );
     let tty = Tty::start(home.path(), "--max-turns 1");
     tty.wait_prompt();
-    tty.line("go");
-    tty.wait_for("where things stand");
-    tty.wait_prompt();
-    let screen = tty.screen();
+    let screen = tty.exchange("go", "where things stand");
     assert!(
         screen.contains(
             "  ┊ $ echo hi  [completed]\nreached the limit of 1 model calls for this turn; asking for a summary\n"
@@ -845,28 +812,11 @@ fn the_session_shows_notices_and_compactions() {
         "{screen}"
     );
     drop(tty);
-    let call = |id: &str| Reply::tool_call(id, "terminal", r#"{"command": "seq 10000 13000"}"#);
-    let srv = server(vec![
-        call("c1"),
-        call("c2"),
-        call("c3"),
-        call("c4"),
-        Reply::text("## Goal\nmake output"),
-        Reply::text("compacted and done"),
-    ]);
-    let home = support::TempHome::new();
-    home.write(
-        "config.yaml",
-        format!(
-            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n",
-            srv.base_url()
-        ),
-    );
+    let srv = server(support::chat::compaction_script("compacted and done"));
+    let home = support::chat::compaction_home(&srv, "");
     let tty = Tty::start(home.path(), "--approvals allow");
     tty.wait_prompt();
-    tty.line("make output");
-    tty.wait_for("compacted and done");
-    tty.wait_prompt();
+    tty.exchange("make output", "compacted and done");
     assert!(
         tty.screen().contains("  ┊ compacted the conversation\n"),
         "{}",

@@ -70,3 +70,45 @@ pub fn transcript(home: &Path) -> Vec<String> {
     .map(|r| r.join("|"))
     .collect()
 }
+
+/// A turn that needs a compaction (the reference's S24 setting): four large terminal outputs
+/// on a 70,000-token window with a 60,000-token output cap, then the summary the compaction
+/// asks for, then `answer`. Run it with `--approvals allow` on [`compaction_home`].
+pub fn compaction_script(answer: &str) -> Vec<Reply> {
+    let call = |id: &str| Reply::tool_call(id, "terminal", r#"{"command": "seq 10000 13000"}"#);
+    vec![
+        call("c1"),
+        call("c2"),
+        call("c3"),
+        call("c4"),
+        Reply::text("## Goal\nmake output"),
+        Reply::text(answer),
+    ]
+}
+
+/// A home on `server` with the small window of [`compaction_script`].
+pub fn compaction_home(server: &ChatServer, extra_yaml: &str) -> TempHome {
+    let home = TempHome::new();
+    home.write(
+        "config.yaml",
+        format!(
+            "model:\n  provider: custom\n  base_url: {}\n  default: fake-model\n  context_length: 70000\n  max_tokens: 60000\nagent:\n  retry_backoff_seconds: 0.01\n{extra_yaml}",
+            server.base_url()
+        ),
+    );
+    home
+}
+
+/// A turn that makes the memory review due (with `memory.nudge_interval: 1`), then the
+/// review's own calls: it saves one user-profile entry and says so.
+pub fn review_saving_a_preference() -> Vec<Reply> {
+    vec![
+        Reply::text("noted"),
+        Reply::tool_call(
+            "m1",
+            "memory",
+            "{\"action\": \"add\", \"target\": \"user\", \"content\": \"Prefers tabs over spaces.\"}",
+        ),
+        Reply::text("Saved."),
+    ]
+}
