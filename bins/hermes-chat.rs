@@ -91,7 +91,8 @@ struct Cli {
     /// Model calls per turn [default: agent.max_turns, 90]
     #[arg(long, value_name = "N")]
     max_turns: Option<u32>,
-    /// Flagged terminal commands [default: ask on a terminal, deny otherwise]
+    /// Flagged terminal commands [default: ask at a terminal (not with --json alone) or with
+    /// --input-format jsonl; deny otherwise]
     #[arg(long, value_enum)]
     approvals: Option<Approvals>,
     /// Never start the background review

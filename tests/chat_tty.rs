@@ -790,6 +790,8 @@ fn the_session_spins_while_the_model_thinks_then_clears_it() {
     let screen = tty.screen();
     assert!(!screen.contains("thinking"), "{screen}");
     assert!(screen.contains("› think\nthought it over\n"), "{screen}");
+    // Shown as it streamed, and not again when it completes.
+    assert_eq!(screen.matches("thought it over").count(), 1, "{screen}");
 }
 
 /// A notice during a turn (here: the call budget spent) and a compaction are lines too.
