@@ -335,6 +335,9 @@ fn an_approval_is_asked_and_answered_over_jsonl() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // A run that never answers would block the read below for good: it is killed instead,
+    // which ends the events and fails the assertions.
+    let watchdog = kill_after(child.id(), std::time::Duration::from_secs(30));
     use std::io::{BufRead, BufReader, Write};
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
@@ -364,6 +367,7 @@ fn an_approval_is_asked_and_answered_over_jsonl() {
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
+    drop(watchdog);
     let approval = events
         .iter()
         .find(|e| e["item"]["type"] == "approval")
@@ -382,6 +386,20 @@ fn an_approval_is_asked_and_answered_over_jsonl() {
         "{note}"
     );
     assert!(note.ends_with(") and approved by the user."), "{note}");
+}
+
+/// Kills process `pid` with SIGKILL once `after` has passed, unless the answer is dropped
+/// first (drop it once the process has been waited for, so that its pid is not reused).
+fn kill_after(pid: u32, after: std::time::Duration) -> std::sync::mpsc::Sender<()> {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(after) {
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+        }
+    });
+    done
 }
 
 /// The exact `tools` array a request carries (testdata/agent/tools.json): a schema change
