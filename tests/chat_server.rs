@@ -183,6 +183,17 @@ fn drop_after_cuts_the_stream_and_the_connection() {
 }
 
 #[test]
+fn a_paced_stream_is_the_same_stream() {
+    let (_server, mut c) = start(json!([{"pace_ms": 5, "reply": "paced text"}]));
+    let Answer(_, _, body, complete) = ask(&mut c, user(), true);
+    let text: String = events(&body)
+        .iter()
+        .filter_map(|e| e["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!((text.as_str(), complete), ("paced text", true));
+}
+
+#[test]
 fn rejects_broken_tool_call_pairing_with_400_without_using_the_script() {
     let function = json!({"name": "terminal", "arguments": "{}"});
     let call = json!({"role": "assistant", "content": "",
@@ -250,6 +261,14 @@ fn parses_every_script_form_and_rejects_typos() {
         reply: Box::new(raw),
     };
     assert_eq!(parse_script(&v).unwrap(), [call.clone(), call, delayed]);
+    let paced = Reply::Paced {
+        gap: Duration::from_millis(7),
+        reply: Box::new(Reply::text("slowly")),
+    };
+    assert_eq!(
+        parse_script(&json!([{"pace_ms": 7, "reply": "slowly"}])).unwrap(),
+        [paced]
+    );
     assert!(
         parse_script(&json!([{"txt": "typo"}]))
             .unwrap_err()

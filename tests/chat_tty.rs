@@ -825,3 +825,22 @@ fn the_session_shows_notices_and_compactions() {
         tty.screen()
     );
 }
+
+/// The answer is shown as it streams, not when it is whole.
+#[test]
+fn the_session_shows_an_answer_as_it_streams() {
+    let (_srv, home) = session_with(
+        vec![Reply::Paced {
+            gap: Duration::from_millis(700),
+            reply: Box::new(Reply::text("one two three four five six")),
+        }],
+        "",
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_prompt();
+    tty.line("stream");
+    // The server sends the text in three pieces, 700 ms apart.
+    let screen = tty.wait_for("one two t");
+    assert!(!screen.contains("five six"), "{screen}");
+    tty.wait_for("one two three four five six");
+}

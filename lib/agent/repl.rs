@@ -73,8 +73,10 @@ impl Terminal {
         }
     }
 
+    /// Every caller stops the spinner before (a replaced one would clear itself when
+    /// dropped anyway); where stderr is no terminal there is none, and no thread ticking it.
     fn spin(&mut self) {
-        if self.spinner.is_some() || !std::io::stderr().is_terminal() {
+        if !std::io::stderr().is_terminal() {
             return;
         }
         let bar = indicatif::ProgressBar::new_spinner();

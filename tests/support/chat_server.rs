@@ -21,7 +21,8 @@
 //!   "usage": {…}}` — every key optional (`content` = `text`; `id` defaults to `call_N`;
 //!   `arguments` that are not a string are sent as compact JSON);
 //! * `{"http": 429, "body": "slow down", "headers": {"Retry-After": "1"}}` (`body` may be JSON);
-//! * `{"delay_ms": 1500, "reply": R}`, `{"drop_after": 2, "reply": R}`;
+//! * `{"delay_ms": 1500, "reply": R}`, `{"drop_after": 2, "reply": R}`,
+//!   `{"pace_ms": 500, "reply": R}`;
 //! * `{"raw_sse": ["{…}", {…}], "done": false}` (`done` defaults to true), `{"hang": true}`;
 //! * `{"repeat": 3, "reply": R}` for three copies of R.
 
@@ -61,6 +62,8 @@ pub enum Reply {
     /// Sends the first `events` SSE events of the inner reply (`[DONE]` counts) and drops the
     /// connection; a non-streamed answer gets half its body; `0` closes before any byte.
     DropAfter { events: usize, reply: Box<Reply> },
+    /// Sends the inner reply's SSE events `gap` apart: a model that streams slowly.
+    Paced { gap: Duration, reply: Box<Reply> },
     /// Accepts and never answers; the socket is held until the server stops.
     Hang,
 }
@@ -106,9 +109,9 @@ impl Reply {
     pub fn with_usage(mut self, value: Value) -> Reply {
         match &mut self {
             Reply::Message { usage, .. } => *usage = Some(value),
-            Reply::Delayed { reply, .. } | Reply::DropAfter { reply, .. } => {
-                **reply = reply.clone().with_usage(value)
-            }
+            Reply::Delayed { reply, .. }
+            | Reply::DropAfter { reply, .. }
+            | Reply::Paced { reply, .. } => **reply = reply.clone().with_usage(value),
             _ => {}
         }
         self
@@ -120,7 +123,14 @@ impl Reply {
             let err = || format!("a reply must be a string or an object: {v}");
             return v.as_str().map(Reply::text).ok_or_else(err);
         };
-        let kinds = ["http", "delay_ms", "drop_after", "raw_sse", "hang"];
+        let kinds = [
+            "http",
+            "delay_ms",
+            "drop_after",
+            "pace_ms",
+            "raw_sse",
+            "hang",
+        ];
         let kind = kinds.into_iter().find(|k| obj.contains_key(*k));
         let allowed = match kind {
             Some("http") => "http body headers".to_string(),
@@ -151,6 +161,10 @@ impl Reply {
             Some("drop_after") => {
                 let (events, reply) = (number("drop_after")? as usize, inner()?);
                 Reply::DropAfter { events, reply }
+            }
+            Some("pace_ms") => {
+                let (gap, reply) = (Duration::from_millis(number("pace_ms")?), inner()?);
+                Reply::Paced { gap, reply }
             }
             Some("raw_sse") => Reply::RawSse {
                 events: array(&v["raw_sse"]).iter().map(as_text).collect(),
@@ -471,11 +485,17 @@ fn respond(shared: &Arc<Shared>, req: Recorded, keep: bool, w: &mut TcpStream) -
     let route = route.trim_end_matches('/');
     if req.method == "GET" && route.ends_with("/models") {
         let list = json!({"object": "list", "data": [{"id": "fake-model"}]});
-        return send(w, Out::Full(200, Vec::new(), list.to_string()), keep, None);
+        return send(
+            w,
+            Out::Full(200, Vec::new(), list.to_string()),
+            keep,
+            None,
+            Duration::ZERO,
+        );
     }
     if req.method != "POST" || !route.ends_with("/chat/completions") {
         let message = format!("chat_server: no route for {} {}", req.method, req.path);
-        return send(w, Out::error(404, &message), keep, None);
+        return send(w, Out::error(404, &message), keep, None, Duration::ZERO);
     }
     let (body, pairing_errors) = (req.body.clone(), check_messages(&req.body));
     let recorded = Recorded {
@@ -493,7 +513,7 @@ fn respond(shared: &Arc<Shared>, req: Recorded, keep: bool, w: &mut TcpStream) -
     if !pairing_errors.is_empty() {
         drop(state);
         let message = format!("chat_server: {}", pairing_errors.join("; "));
-        return send(w, Out::error(400, &message), keep, None);
+        return send(w, Out::error(400, &message), keep, None, Duration::ZERO);
     }
     let reply = state.script.pop_front();
     if shared.repeat_last && reply.is_some() && state.script.is_empty() {
@@ -502,7 +522,7 @@ fn respond(shared: &Arc<Shared>, req: Recorded, keep: bool, w: &mut TcpStream) -
     let Some(reply) = reply.or_else(|| state.last.clone()) else {
         drop(state);
         let exhausted = Out::error(500, "chat_server: script exhausted");
-        return send(w, exhausted, keep, None);
+        return send(w, exhausted, keep, None, Duration::ZERO);
     };
     state.served += 1;
     state.in_flight += 1;
@@ -519,7 +539,15 @@ fn respond(shared: &Arc<Shared>, req: Recorded, keep: bool, w: &mut TcpStream) -
         include_usage: flag("/stream_options/include_usage"),
         keep_alive: keep,
     };
-    answer(shared, &reply, &call, w, None, &mut in_flight)
+    answer(
+        shared,
+        &reply,
+        &call,
+        w,
+        None,
+        Duration::ZERO,
+        &mut in_flight,
+    )
 }
 
 fn answer(
@@ -528,6 +556,7 @@ fn answer(
     call: &Call,
     w: &mut TcpStream,
     drop_after: Option<usize>,
+    gap: Duration,
     in_flight: &mut Option<InFlight>,
 ) -> io::Result<bool> {
     let out = match reply {
@@ -537,10 +566,13 @@ fn answer(
             if shared.lock().stopped {
                 return Ok(false);
             }
-            return answer(shared, reply, call, w, drop_after, in_flight);
+            return answer(shared, reply, call, w, drop_after, gap, in_flight);
         }
         Reply::DropAfter { events, reply } => {
-            return answer(shared, reply, call, w, Some(*events), in_flight);
+            return answer(shared, reply, call, w, Some(*events), gap, in_flight);
+        }
+        Reply::Paced { gap, reply } => {
+            return answer(shared, reply, call, w, drop_after, *gap, in_flight);
         }
         Reply::Hang => {
             in_flight.take();
@@ -596,7 +628,7 @@ fn answer(
             }
         }
     };
-    send(w, out, call.keep_alive, drop_after)
+    send(w, out, call.keep_alive, drop_after, gap)
 }
 
 fn call_json(c: &ToolCall) -> Value {
@@ -754,8 +786,15 @@ const REASONS: &str = "200 OK|400 Bad Request|401 Unauthorized|402 Payment Requi
     403 Forbidden|404 Not Found|408 Request Timeout|413 Payload Too Large|429 Too Many Requests|\
     500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|529 Site Overloaded";
 
-/// Writes `out`; with `drop_after`, only that many SSE events (or half a body) and no end.
-fn send(w: &mut TcpStream, out: Out, keep: bool, drop_after: Option<usize>) -> io::Result<bool> {
+/// Writes `out`; with `drop_after`, only that many SSE events (or half a body) and no end;
+/// SSE events `gap` apart.
+fn send(
+    w: &mut TcpStream,
+    out: Out,
+    keep: bool,
+    drop_after: Option<usize>,
+    gap: Duration,
+) -> io::Result<bool> {
     if drop_after == Some(0) {
         return Ok(false);
     }
@@ -788,7 +827,14 @@ fn send(w: &mut TcpStream, out: Out, keep: bool, drop_after: Option<usize>) -> i
     head += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
     w.write_all(head.as_bytes())?;
     // One HTTP chunk per event, written whole, so that a reader sees events as they come.
-    for event in events.iter().take(drop_after.unwrap_or(usize::MAX)) {
+    for (n, event) in events
+        .iter()
+        .take(drop_after.unwrap_or(usize::MAX))
+        .enumerate()
+    {
+        if n > 0 {
+            std::thread::sleep(gap);
+        }
         let data = format!("data: {event}\n\n");
         w.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())?;
     }
