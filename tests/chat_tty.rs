@@ -324,7 +324,11 @@ fn a_missing_secret_is_asked_without_echo_and_kept_0600() {
         !screen.contains("s3cr3t-value-123"),
         "the secret was echoed:\n{screen}"
     );
-    assert!(screen.contains("saved DEMO_TOKEN"), "{screen}");
+    // Only the Enter is echoed, so what follows starts on a line of its own.
+    assert!(
+        screen.contains("DEMO_TOKEN is needed by this skill (input hidden, Enter to skip):\nsaved DEMO_TOKEN in "),
+        "{screen}"
+    );
     let env = home.read(".env");
     assert_eq!(env, "DEMO_TOKEN=s3cr3t-value-123\n");
     use std::os::unix::fs::PermissionsExt;
