@@ -3,24 +3,26 @@
 //!
 //! A general-purpose Aho-Corasick search pays for its generality on every byte (match-kind
 //! bookkeeping, state kinds, an iterator protocol); here the whole scan is one table lookup
-//! per byte and one flag test, which matters because this loop is the one part of a scan
+//! per byte and one comparison, which matters because this loop is the one part of a scan
 //! that touches every byte of every file. The table is a dense DFA over byte classes (the
 //! bytes the literals use, folded to lower case, plus one class for every other byte) whose
-//! entries are premultiplied state offsets, so a step needs no multiplication; the high bit
-//! of an entry marks a state at which some literal ends.
+//! entries are premultiplied state offsets, so a step needs no multiplication. The states at
+//! which some literal ends are numbered after all the others, so whether a step reached one
+//! is a comparison of the offset it already has: no flag to test, none to mask off before
+//! the next step.
 
 use std::collections::VecDeque;
-
-/// An entry's flag: at least one literal ends in the state it leads to.
-const ENDS: u32 = 1 << 31;
 
 pub struct Anchors {
     /// Byte → class. Bytes no literal uses share class 0.
     classes: [u8; 256],
     /// Number of classes: the stride of a state's row.
     stride: usize,
-    /// `transitions[state_offset + class]`: the next state's offset, with [`ENDS`].
+    /// `transitions[state_offset + class]`: the next state's offset.
     transitions: Vec<u32>,
+    /// The offset of the first state at which a literal ends; every state from there on is
+    /// one (see [`Anchors::new`]).
+    first_ending: usize,
     /// For each state (by index), the range of [`Self::outputs`] naming the literals that
     /// end there, its own and those of its suffixes.
     output_ranges: Vec<(u32, u32)>,
@@ -132,17 +134,31 @@ impl Anchors {
             }
         }
 
-        for entry in &mut table {
-            let next = *entry as usize;
-            let (from, to) = output_ranges[next];
-            let flag = if from == to { 0 } else { ENDS };
-            *entry = (next * stride) as u32 | flag;
+        // Renumbered: the states no literal ends at first, in their breadth-first order (the
+        // start state stays 0), then those some literal ends at.
+        let ends = |state: usize| output_ranges[state].0 != output_ranges[state].1;
+        let order: Vec<usize> = (0..states)
+            .filter(|&s| !ends(s))
+            .chain((0..states).filter(|&s| ends(s)))
+            .collect();
+        let mut renumbered = vec![0usize; states];
+        for (new, &old) in order.iter().enumerate() {
+            renumbered[old] = new;
         }
-        let transitions = table;
+        let first_ending = (0..states).filter(|&s| !ends(s)).count() * stride;
+        let mut transitions = vec![0u32; table.len()];
+        for (new, &old) in order.iter().enumerate() {
+            for class in 0..stride {
+                let next = renumbered[table[old * stride + class] as usize];
+                transitions[new * stride + class] = (next * stride) as u32;
+            }
+        }
+        let output_ranges = order.iter().map(|&old| output_ranges[old]).collect();
         Anchors {
             classes,
             stride,
             transitions,
+            first_ending,
             output_ranges,
             outputs,
             lengths,
@@ -157,8 +173,11 @@ impl Anchors {
     /// over a text waits on a memory load per byte. A long text is therefore walked as two
     /// halves at once, split at a line start (no literal holds a newline, so none spans the
     /// split, and the second half starts in the start state): the two walks do not depend on
-    /// each other and the processor overlaps them. The second half's occurrences wait in a
-    /// buffer until the first half's are reported.
+    /// each other and the processor overlaps them. The walks only note where they reached
+    /// a state some literal ends at; the literals are reported afterwards, the second half's
+    /// after the first's. A loop that called `found` itself would share its registers with
+    /// the caller's code and keep its states in memory, adding a store and a load to every
+    /// step.
     pub fn for_each(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
         const TWO_WALKS_FROM: usize = 4096;
         let split = (haystack.len() >= TWO_WALKS_FROM)
@@ -166,74 +185,89 @@ impl Anchors {
             .flatten()
             .map(|at| haystack.len() / 2 + at + 1)
             .filter(|&at| at < haystack.len() && self.literals_hold_no_newline);
-        let Some(split) = split else {
-            self.walk(haystack, 0, 0, haystack.len(), &mut found);
-            return;
-        };
-        let (first, second) = haystack.split_at(split);
-        let table = self.transitions.as_slice();
-        let mut later: Vec<(usize, usize)> = Vec::new();
-        let (mut a, mut b) = (0usize, 0usize);
-        let both = first.len().min(second.len());
-        for i in 0..both {
-            let entry_a = self.step(table, a, first[i]);
-            let entry_b = self.step(table, b, second[i]);
-            a = (entry_a & !ENDS) as usize;
-            b = (entry_b & !ENDS) as usize;
-            if (entry_a | entry_b) & ENDS != 0 {
-                if entry_a & ENDS != 0 {
-                    self.report(a, i, &mut found);
-                }
-                if entry_b & ENDS != 0 {
-                    self.report(b, split + i, &mut |start, literal| {
-                        later.push((start, literal))
-                    });
-                }
+        let mut ends = Vec::new();
+        match split {
+            None => self.walk(haystack, 0, 0, haystack.len(), &mut ends),
+            Some(split) => {
+                let mut later = Vec::new();
+                let (first, second) = haystack.split_at(split);
+                let (a, b) = self.walk_two(first, second, split, &mut ends, &mut later);
+                // What is left of either half (of one of them at most) goes on alone.
+                let both = first.len().min(second.len());
+                self.walk(haystack, a, both, split, &mut ends);
+                self.walk(haystack, b, split + both, haystack.len(), &mut later);
+                ends.append(&mut later);
             }
         }
-        // What is left of either half (of one of them at most) goes on alone.
-        self.walk(haystack, a, both, split, &mut found);
-        self.walk(
-            haystack,
-            b,
-            split + both,
-            haystack.len(),
-            &mut |start, literal| later.push((start, literal)),
-        );
-        for (start, literal) in later {
-            found(start, literal);
+        for (at, offset) in ends {
+            self.report(offset, at, &mut found);
         }
     }
 
-    /// One walk over `haystack[from..to]`, starting in the state at `offset`.
+    /// Walks `first` and `second` (which starts at byte `second_from` of the text) side by
+    /// side, over the length of the shorter, noting `(byte, state offset)` at each state
+    /// some literal ends at; returns the two walks' states.
+    #[inline(never)]
+    fn walk_two(
+        &self,
+        first: &[u8],
+        second: &[u8],
+        second_from: usize,
+        ends: &mut Vec<(usize, usize)>,
+        later: &mut Vec<(usize, usize)>,
+    ) -> (usize, usize) {
+        let both = first.len().min(second.len());
+        // Slices of the loop's own length: the loop checks no bounds.
+        let (first, second) = (&first[..both], &second[..both]);
+        let table = self.transitions.as_slice();
+        let first_ending = self.first_ending;
+        let (mut a, mut b) = (0usize, 0usize);
+        for i in 0..both {
+            a = self.step(table, a, first[i]);
+            b = self.step(table, b, second[i]);
+            if a.max(b) >= first_ending {
+                if a >= first_ending {
+                    ends.push((i, a));
+                }
+                if b >= first_ending {
+                    later.push((second_from + i, b));
+                }
+            }
+        }
+        (a, b)
+    }
+
+    /// One walk over `haystack[from..to]`, starting in the state at `offset`, noting
+    /// `(byte, state offset)` at each state some literal ends at.
+    #[inline(never)]
     fn walk(
         &self,
         haystack: &[u8],
         mut offset: usize,
         from: usize,
         to: usize,
-        found: &mut impl FnMut(usize, usize),
+        ends: &mut Vec<(usize, usize)>,
     ) {
         let table = self.transitions.as_slice();
+        let first_ending = self.first_ending;
         for (at, &byte) in haystack[from..to].iter().enumerate() {
-            let entry = self.step(table, offset, byte);
-            offset = (entry & !ENDS) as usize;
-            if entry & ENDS != 0 {
-                self.report(offset, from + at, found);
+            offset = self.step(table, offset, byte);
+            if offset >= first_ending {
+                ends.push((from + at, offset));
             }
         }
     }
 
-    /// The table entry for `byte` in the state at `offset`.
+    /// The offset of the state `byte` leads to from the state at `offset`.
     #[inline(always)]
-    fn step(&self, table: &[u32], offset: usize, byte: u8) -> u32 {
+    fn step(&self, table: &[u32], offset: usize, byte: u8) -> usize {
         let index = offset + usize::from(self.classes[usize::from(byte)]);
         debug_assert!(index < table.len());
-        // SAFETY: `offset` is 0 or an entry of `transitions` with the flag cleared, which
-        // `new` only ever sets to `state * stride` for a state that has a full row, and
-        // every class is below `stride`; so `index` is inside the table. This lookup runs
-        // once per byte of every file: the bounds check was a fifth of its cost.
-        unsafe { *table.get_unchecked(index) }
+        // SAFETY: `offset` is 0 or an entry of `transitions`, which `new` only ever sets to
+        // `state * stride` for a state that has a full row, and every class is below
+        // `stride`; so `index` is inside the table. This lookup runs once per byte of every
+        // file: the bounds check was a fifth of its cost.
+        (unsafe { *table.get_unchecked(index) }) as usize
     }
 
     /// Reports the literals ending at byte `at`, in the state at `offset`.
@@ -337,8 +371,12 @@ mod tests {
                     .iter()
                     .all(|&c| usize::from(c) < anchors.stride)
             );
+            // The walk reports exactly at the states some literal ends at.
+            for (state, &(from, to)) in anchors.output_ranges.iter().enumerate() {
+                assert_eq!(state * anchors.stride >= anchors.first_ending, from != to);
+            }
             for &entry in &anchors.transitions {
-                let offset = (entry & !ENDS) as usize;
+                let offset = entry as usize;
                 assert_eq!(offset % anchors.stride, 0);
                 assert!(offset + anchors.stride <= anchors.transitions.len());
             }
