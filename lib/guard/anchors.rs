@@ -419,6 +419,15 @@ mod tests {
         assert_eq!(ours(&["ab"], &flat).len(), 5000);
     }
 
+    /// A literal that holds a newline would span the split at a line start: such a text is
+    /// walked whole.
+    #[test]
+    fn a_literal_holding_a_newline_is_found_across_the_middle_of_a_long_text() {
+        let filler = "y".repeat(5000);
+        let text = format!("{filler}a\nb{filler}");
+        assert_eq!(ours(&["a\nb"], &text), vec![(5000, 0)]);
+    }
+
     #[test]
     fn non_ascii_bytes_match_exactly_and_do_not_fold() {
         assert_eq!(ours(&["é"], "É é"), vec![(3, 0)]);
