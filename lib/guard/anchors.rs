@@ -136,16 +136,14 @@ impl Anchors {
 
         // Renumbered: the states no literal ends at first, in their breadth-first order (the
         // start state stays 0), then those some literal ends at.
-        let ends = |state: usize| output_ranges[state].0 != output_ranges[state].1;
-        let order: Vec<usize> = (0..states)
-            .filter(|&s| !ends(s))
-            .chain((0..states).filter(|&s| ends(s)))
-            .collect();
+        let (plain, ending): (Vec<usize>, Vec<usize>) =
+            (0..states).partition(|&s| output_ranges[s].0 == output_ranges[s].1);
+        let first_ending = plain.len() * stride;
+        let order = [plain, ending].concat();
         let mut renumbered = vec![0usize; states];
         for (new, &old) in order.iter().enumerate() {
             renumbered[old] = new;
         }
-        let first_ending = (0..states).filter(|&s| !ends(s)).count() * stride;
         let mut transitions = vec![0u32; table.len()];
         for (new, &old) in order.iter().enumerate() {
             for class in 0..stride {
@@ -190,12 +188,17 @@ impl Anchors {
             None => self.walk(haystack, 0, 0, haystack.len(), &mut ends),
             Some(split) => {
                 let mut later = Vec::new();
-                let (first, second) = haystack.split_at(split);
-                let (a, b) = self.walk_two(first, second, split, &mut ends, &mut later);
-                // What is left of either half (of one of them at most) goes on alone.
-                let both = first.len().min(second.len());
+                // The first half is the longer: the split is past the middle.
+                let both = haystack.len() - split;
+                let a = self.walk_two(
+                    &haystack[..both],
+                    &haystack[split..],
+                    split,
+                    &mut ends,
+                    &mut later,
+                );
+                // What is left of the first half goes on alone.
                 self.walk(haystack, a, both, split, &mut ends);
-                self.walk(haystack, b, split + both, haystack.len(), &mut later);
                 ends.append(&mut later);
             }
         }
@@ -204,9 +207,9 @@ impl Anchors {
         }
     }
 
-    /// Walks `first` and `second` (which starts at byte `second_from` of the text) side by
-    /// side, over the length of the shorter, noting `(byte, state offset)` at each state
-    /// some literal ends at; returns the two walks' states.
+    /// Walks `first` and `second` (as long as `first`; it starts at byte `second_from` of the
+    /// text) side by side, noting `(byte, state offset)` at each state some literal ends at;
+    /// returns the first walk's state, for the rest of the first half.
     #[inline(never)]
     fn walk_two(
         &self,
@@ -215,10 +218,10 @@ impl Anchors {
         second_from: usize,
         ends: &mut Vec<(usize, usize)>,
         later: &mut Vec<(usize, usize)>,
-    ) -> (usize, usize) {
-        let both = first.len().min(second.len());
+    ) -> usize {
+        let both = first.len();
         // Slices of the loop's own length: the loop checks no bounds.
-        let (first, second) = (&first[..both], &second[..both]);
+        let second = &second[..both];
         let table = self.transitions.as_slice();
         let first_ending = self.first_ending;
         let (mut a, mut b) = (0usize, 0usize);
@@ -234,7 +237,7 @@ impl Anchors {
                 }
             }
         }
-        (a, b)
+        a
     }
 
     /// One walk over `haystack[from..to]`, starting in the state at `offset`, noting
