@@ -78,6 +78,15 @@ pub fn walk_index_files(
     walk(root, file_name, false, &mut |file, _| visit(file))
 }
 
+/// walkdir's `sort_by_file_name` with a cheaper comparison. `DirEntry::file_name` parses
+/// the entry's path into components on every call, twice per comparison of a sort; over a
+/// tree of 1,400 skills that was 1.3 % of a scan. The entries sorted together are one
+/// directory's, each its path joined with its name: their paths share everything up to the
+/// name, so comparing the paths as strings compares the names.
+fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
+    a.path().as_os_str().cmp(b.path().as_os_str())
+}
+
 fn walk_problem(root: &Path, err: &walkdir::Error) -> WalkProblem {
     let path = err
         .path()
@@ -143,7 +152,7 @@ fn walk(
     let mut problems = Vec::new();
     let walker = WalkDir::new(root)
         .follow_links(true)
-        .sort_by_file_name()
+        .sort_by(by_file_name)
         .into_iter()
         .filter_entry(|entry| {
             let keep = entry.depth() == 0 || !is_pruned(entry);
@@ -341,6 +350,39 @@ mod tests {
                     .to_string()
             })
             .collect()
+    }
+
+    /// The cheaper comparison orders a tree exactly as `sort_by_file_name` does, whatever the
+    /// names: case, dots, spaces, non-ASCII and non-UTF-8 bytes, prefixes of each other.
+    #[test]
+    fn entries_are_ordered_as_by_their_file_names() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let mut names: Vec<std::ffi::OsString> = [
+            "a", "B", "b", ".hidden", "a.b", "a b", "a-b", "ab", "Ä", "z~", "10", "9", "_x",
+        ]
+        .iter()
+        .map(|n| n.into())
+        .collect();
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            names.push(std::ffi::OsString::from_vec(b"bad\xff".to_vec()));
+        }
+        for name in &names {
+            fs::create_dir_all(root.join(name).join("inner")).expect("mkdir");
+            fs::write(root.join(name).join("f"), "").expect("write");
+        }
+        let order = |walker: WalkDir| -> Vec<PathBuf> {
+            walker
+                .into_iter()
+                .map(|e| e.expect("entry").into_path())
+                .collect()
+        };
+        let ours = order(WalkDir::new(root).sort_by(by_file_name));
+        let theirs = order(WalkDir::new(root).sort_by_file_name());
+        assert_eq!(ours.len(), 1 + 3 * names.len());
+        assert_eq!(ours, theirs);
     }
 
     #[test]
