@@ -20,7 +20,7 @@ export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
 
 .PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install \
-	mutants mutants-diff mutants-drivers
+	mutants mutants-diff mutants-drivers rule-dfas
 
 all: build
 
@@ -152,6 +152,13 @@ mutants-drivers: $(MUTANTS_BIN)
 
 demo: release
 	./pipelines/demo.sh
+
+## rule-dfas: rebuild lib/guard/rule-dfas.bin, the scanner's rule DFAs built ahead of time,
+##   after a rule's pattern changes (the test prebuilt_dfas_are_current says when). A few
+##   seconds; the file is committed.
+rule-dfas:
+	HERMES_WRITE_RULE_DFAS=1 $(CARGO) test --lib -- --exact \
+		guard::engine::tests::prebuilt_dfas_are_current --nocapture
 
 clean:
 	$(CARGO) clean

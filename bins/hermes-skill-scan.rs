@@ -112,6 +112,7 @@ fn main() -> ExitCode {
         if let Some(id) = &args.explain {
             return explain_rule(id, args.format);
         }
+        hermes_loop::guard::prebuilt::enable();
         let paths = match args.paths.is_empty() {
             true => vec![Home::resolve_existing(args.common.home.as_deref())?.skills_dir()],
             false => args.paths.clone(),

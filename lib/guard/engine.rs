@@ -6,7 +6,9 @@
 //! Rule automata are regex-automata `meta` regexes over bytes with ASCII classes: compiled
 //! without prefilter extraction or captures (the anchors already prefilter), each takes a
 //! fraction of a millisecond to build, and each is built the first time a line needs it, so
-//! a scan of one small skill compiles only the handful of rules its text triggers.
+//! a scan of one small skill compiles only the handful of rules its text triggers. A rule
+//! whose complete DFAs are small runs on DFAs built ahead of time instead, when the binary
+//! ships them (see [`prebuilt`]).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{LazyLock, Mutex, OnceLock};
@@ -24,6 +26,7 @@ use super::anchors::Anchors;
 use super::catalogue;
 use super::lines::Lines;
 use super::lowered::{self, folds_on_lowered_text};
+use super::prebuilt::{self, PrebuiltRegex};
 use super::rule::{Candidate, Detect, Gate, Rule, Shape};
 
 /// A rule's match on one line, after its gate.
@@ -57,6 +60,10 @@ pub struct Engine {
     on_demand: Vec<usize>,
     /// Each pattern rule's automaton, built on first use.
     regexes: Vec<OnceLock<Option<Automaton>>>,
+    /// The rules' DFAs built ahead of time (see [`prebuilt`]), where they are small.
+    prebuilt: Vec<Option<prebuilt::Entry>>,
+    /// Those DFAs read, on first use.
+    prebuilt_regexes: Vec<OnceLock<Option<PrebuiltRegex>>>,
     /// Each pattern rule's backtracker for its first short lines, built on first use.
     backtrackers: Vec<OnceLock<Option<Backtracker>>>,
     /// Each pattern rule's parsed pattern, shared by its two automata.
@@ -159,6 +166,8 @@ impl Engine {
             text_rules,
             on_demand,
             regexes,
+            prebuilt: prebuilt::entries(&on_lowered),
+            prebuilt_regexes: rules.iter().map(|_| OnceLock::new()).collect(),
             backtrackers: rules.iter().map(|_| OnceLock::new()).collect(),
             hirs: rules.iter().map(|_| OnceLock::new()).collect(),
             on_lowered,
@@ -177,6 +186,41 @@ impl Engine {
                 })
             })
             .as_ref()
+    }
+
+    /// The prebuilt automaton of a pattern rule, if it has one.
+    fn prebuilt_regex(&self, index: usize) -> Option<&PrebuiltRegex> {
+        let entry = self.prebuilt[index]?;
+        self.prebuilt_regexes[index]
+            .get_or_init(|| entry.regex())
+            .as_ref()
+    }
+
+    /// Calls `f` on each match of a rule in `haystack`, leftmost first, until it returns
+    /// `Some`: with the prebuilt automaton where there is one, else the lazy one.
+    fn find_map<T>(
+        &self,
+        index: usize,
+        haystack: &[u8],
+        mut f: impl FnMut(Match) -> Option<T>,
+    ) -> Option<T> {
+        if let Some(regex) = self.prebuilt_regex(index) {
+            let mut matches = Searcher::new(Input::new(haystack));
+            loop {
+                match matches.try_advance(|input| regex.try_search(input)) {
+                    Ok(Some(m)) => {
+                        if let Some(found) = f(m) {
+                            return Some(found);
+                        }
+                    }
+                    Ok(None) => return None,
+                    // Never expected (these DFAs have no quit bytes and hold the start kinds
+                    // their searches use): the lazy automaton answers from the start instead.
+                    Err(_) => break,
+                }
+            }
+        }
+        self.regex(index)?.find_map(haystack, f)
     }
 
     /// The parsed pattern of a pattern rule.
@@ -203,7 +247,7 @@ impl Engine {
     /// measurements and tests; a scan builds them lazily).
     pub fn warm(&self) -> usize {
         (0..self.regexes.len())
-            .filter(|&i| self.regex(i).is_some())
+            .filter(|&i| self.prebuilt_regex(i).is_some() || self.regex(i).is_some())
             .count()
     }
 
@@ -302,11 +346,8 @@ impl Engine {
         lines: &Lines,
         hits: &mut Vec<Hit>,
     ) {
-        let Some(regex) = self.regex(index) else {
-            return;
-        };
         let mut last_line = None;
-        regex.find_map(text.as_bytes(), |m| {
+        self.find_map(index, text.as_bytes(), |m| {
             let line = lines.line_of(m.start());
             if last_line == Some(line) {
                 return None::<()>;
@@ -368,6 +409,7 @@ impl Engine {
             line_text.as_bytes()
         };
         if line_text.len() <= SHORT_LINE
+            && self.prebuilt[index].is_none()
             && !MANY_SKILLS.load(Ordering::Relaxed)
             && self.runs[index].fetch_add(1, Ordering::Relaxed) < BACKTRACK_FIRST
             && let Some(backtracker) = self.backtracker(index)
@@ -392,7 +434,7 @@ impl Engine {
                 return kept;
             }
         }
-        self.regex(index)?.find_map(haystack, |m| {
+        self.find_map(index, haystack, |m| {
             self.gate(index, rule, text, lines, line, m.start(), m.end())
         })
     }
@@ -790,6 +832,98 @@ mod tests {
                 _ => c,
             })
             .collect()
+    }
+
+    /// The shipped DFAs are those the catalogue builds today. With HERMES_WRITE_RULE_DFAS set
+    /// (`make rule-dfas`), the test writes them instead.
+    #[test]
+    fn prebuilt_dfas_are_current() {
+        let engine = Engine::get();
+        let started = std::time::Instant::now();
+        let file = prebuilt::generate::file(|i| engine.hir(i).cloned(), &engine.on_lowered);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/guard/rule-dfas.bin");
+        if std::env::var_os("HERMES_WRITE_RULE_DFAS").is_some() {
+            std::fs::write(&path, &file).expect("rule-dfas.bin written");
+            eprintln!("wrote {} bytes in {:?}", file.len(), started.elapsed());
+            return;
+        }
+        let shipped = std::fs::read(&path).expect("rule-dfas.bin read");
+        assert!(
+            shipped == file,
+            "lib/guard/rule-dfas.bin is stale ({} bytes, {} wanted): run `make rule-dfas`",
+            shipped.len(),
+            file.len()
+        );
+    }
+
+    /// Every entry of the shipped file is current (its fingerprint matches its rule) and its
+    /// DFAs pass every check of the DFA library's deserializer (see `Entry::regex`).
+    #[test]
+    fn every_prebuilt_dfa_is_current_and_reads_checked() {
+        let engine = Engine::get();
+        let current: Vec<usize> = (0..engine.prebuilt.len())
+            .filter(|&i| engine.prebuilt[i].is_some())
+            .collect();
+        assert_eq!(
+            current.len(),
+            prebuilt::entry_count(),
+            "every entry is current"
+        );
+        assert!(current.len() > 120, "{} rules prebuilt", current.len());
+        for index in current {
+            let entry = engine.prebuilt[index].expect("an entry");
+            assert!(
+                entry.regex_checked().is_some(),
+                "{}",
+                catalogue::rules()[index].id
+            );
+        }
+    }
+
+    /// A rule's prebuilt DFAs find exactly the matches its lazy automaton finds, on its own
+    /// examples (as written, upper-cased and case-swapped) and on every line of the test data.
+    #[test]
+    fn prebuilt_and_lazy_automata_find_the_same_matches() {
+        let engine = Engine::get();
+        let lines = lines_under("testdata", |_| true);
+        let mut compared = 0;
+        for (index, rule) in catalogue::rules().iter().enumerate() {
+            let Some(prebuilt) = engine.prebuilt_regex(index) else {
+                continue;
+            };
+            let lazy = engine.regex(index).expect("the rule compiles");
+            let own = rule
+                .examples
+                .iter()
+                .chain(rule.clean)
+                .flat_map(|l| [l.to_string(), l.to_ascii_uppercase(), swap_case(l)]);
+            for line in own.chain(lines.iter().cloned()) {
+                let haystack = if engine.on_lowered[index] {
+                    line.to_ascii_lowercase()
+                } else {
+                    line
+                };
+                let by_lazy: Vec<(usize, usize)> = lazy
+                    .regex
+                    .find_iter(haystack.as_bytes())
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                let by_prebuilt: Vec<(usize, usize)> = prebuilt
+                    .find_iter(haystack.as_bytes())
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                assert_eq!(by_prebuilt, by_lazy, "{} on {haystack:?}", rule.id);
+                // The engine's own iteration takes the prebuilt automaton and agrees.
+                let mut by_engine = Vec::new();
+                engine.find_map(index, haystack.as_bytes(), |m| {
+                    by_engine.push((m.start(), m.end()));
+                    None::<()>
+                });
+                assert_eq!(by_engine, by_lazy, "{} on {haystack:?}", rule.id);
+                compared += by_lazy.len();
+            }
+        }
+        assert!(compared > 1000, "{compared} matches compared");
     }
 
     /// A rule's two automata (the backtracker for its first short lines, the lazy DFA after)

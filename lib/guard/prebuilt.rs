@@ -1,0 +1,458 @@
+//! Rule automata built ahead of time and shipped in the binary.
+//!
+//! A rule's lazy DFA spends most of its cost not searching but being made: the pattern
+//! parsed and compiled to an NFA, then each DFA state built the first time a search reaches
+//! it. For the rules whose complete DFAs are small, all of that is done once, when the
+//! catalogue changes: `rule-dfas.bin` holds their forward and reverse DFAs, minimized and
+//! dense, and a scan reads them in place and walks them. Dense, not sparse: a sparse DFA is
+//! a third of the size but costs several times as much per byte searched, more than the lazy
+//! DFA it replaces. The rules whose DFAs would be large keep their lazy DFAs, which build
+//! only the states a scan visits.
+//!
+//! The file is linked only into binaries that ask for it ([`enable`], called by
+//! hermes-skill-scan before its first scan): the other binaries scan a skill now and then,
+//! and for them the lazy DFAs are fast enough and 15 MB smaller.
+//!
+//! Each entry carries a fingerprint of what its DFA was built from (the rule's pattern, its
+//! case handling and the recipe below). An entry whose fingerprint no longer matches its rule
+//! is ignored and the rule compiled as before, so a stale file costs time, never a wrong
+//! match; the test `prebuilt_dfas_are_current` fails until the file is made again with
+//! `make rule-dfas`. A file the DFA library cannot read (another version's format, a
+//! big-endian machine) is ignored the same way.
+
+use std::sync::OnceLock;
+
+use regex_automata::dfa::{dense, regex::Regex};
+
+use super::catalogue;
+use super::rule::Detect;
+
+/// The bytes of a file, aligned for the DFAs' `u32` transitions.
+#[repr(C)]
+struct Aligned<Bytes: ?Sized> {
+    _align: [u32; 0],
+    bytes: Bytes,
+}
+
+/// The DFAs, as `make rule-dfas` writes them: each starts on a multiple of four bytes.
+static FILE: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!("rule-dfas.bin"),
+};
+
+const MAGIC: &[u8; 8] = b"HRULEDFA";
+
+/// How the DFAs are built; part of every fingerprint, so changing it makes each entry stale.
+const RECIPE: &str = "v2: bytes, ASCII classes, multi-line; leftmost-first forward, \
+                      anchored all-matches reverse; at most 256 KiB each, minimized; dense";
+
+/// A prebuilt rule automaton.
+pub(super) type PrebuiltRegex = Regex<dense::DFA<&'static [u32]>>;
+
+/// A rule's serialized forward and reverse DFAs.
+#[derive(Clone, Copy)]
+pub(super) struct Entry {
+    forward: &'static [u8],
+    reverse: &'static [u8],
+}
+
+impl Entry {
+    /// The automaton, or `None` when the bytes do not read as DFAs (a format of another
+    /// version of the library, a big-endian machine, a misaligned slice).
+    ///
+    /// Read without checking every transition: that check touches each page of the table
+    /// and costs about what the search saves. The bytes are the shipped file's, which
+    /// `every_prebuilt_dfa_reads_checked` reads with every check.
+    pub(super) fn regex(self) -> Option<PrebuiltRegex> {
+        // SAFETY: the slices are parts of `FILE`, compiled into the binary from
+        // `rule-dfas.bin`, which regex-automata's own serializer wrote
+        // (`generate::build`) and which a test deserializes with full validation
+        // (`dense::DFA::from_bytes`). The header, alignment, endianness and version are
+        // still checked here.
+        let (forward, _) = unsafe { dense::DFA::from_bytes_unchecked(self.forward) }.ok()?;
+        let (reverse, _) = unsafe { dense::DFA::from_bytes_unchecked(self.reverse) }.ok()?;
+        Some(Regex::builder().build_from_dfas(forward, reverse))
+    }
+
+    /// The automaton read with every check (tests).
+    #[cfg(test)]
+    pub(super) fn regex_checked(self) -> Option<PrebuiltRegex> {
+        let (forward, _) = dense::DFA::from_bytes(self.forward).ok()?;
+        let (reverse, _) = dense::DFA::from_bytes(self.reverse).ok()?;
+        Some(Regex::builder().build_from_dfas(forward, reverse))
+    }
+}
+
+/// The file, once [`enable`]d (always in tests).
+static ENABLED: OnceLock<&'static [u8]> = OnceLock::new();
+
+/// Makes the engine use the shipped DFAs. Only a call to this links them into a binary;
+/// it must come before the engine's first use (it is built once, with the DFAs there
+/// were then).
+pub fn enable() {
+    ENABLED.get_or_init(|| &FILE.bytes);
+}
+
+/// For each catalogue rule, its current entry in the shipped file, if it is enabled.
+pub(super) fn entries(on_lowered: &[bool]) -> Vec<Option<Entry>> {
+    if cfg!(test) {
+        enable();
+    }
+    entries_in(ENABLED.get().copied().unwrap_or_default(), on_lowered)
+}
+
+fn entries_in(file: &'static [u8], on_lowered: &[bool]) -> Vec<Option<Entry>> {
+    let rules = catalogue::rules();
+    let mut out = vec![None; rules.len()];
+    let Some(mut rest) = file.strip_prefix(MAGIC.as_slice()) else {
+        return out;
+    };
+    let base = file.as_ptr() as usize;
+    // Entries are written in catalogue order; a rule moved since costs a search.
+    let mut next = 0;
+    while !rest.is_empty() {
+        let Some((id, fingerprint, entry, after)) = read_entry(rest, base) else {
+            return vec![None; rules.len()];
+        };
+        rest = after;
+        let at = if rules.get(next).is_some_and(|r| r.id == id) {
+            next
+        } else if let Some(at) = rules.iter().position(|r| r.id == id) {
+            at
+        } else {
+            continue;
+        };
+        next = at + 1;
+        if rule_fingerprint(at, on_lowered[at]) == Some(fingerprint) {
+            out[at] = Some(entry);
+        }
+    }
+    out
+}
+
+/// One entry: the rule's id, the fingerprint, then each DFA's length and, from the next
+/// multiple of four bytes in the file (`base` is where it starts), the DFA itself.
+/// How many entries the shipped file holds, current or not (tests).
+#[cfg(test)]
+pub(super) fn entry_count() -> usize {
+    let file: &[u8] = &FILE.bytes;
+    let base = file.as_ptr() as usize;
+    let mut rest = file.strip_prefix(MAGIC.as_slice()).unwrap_or_default();
+    let mut count = 0;
+    while let Some((_, _, _, after)) = read_entry(rest, base) {
+        rest = after;
+        count += 1;
+    }
+    count
+}
+
+fn read_entry(
+    bytes: &'static [u8],
+    base: usize,
+) -> Option<(&'static str, u64, Entry, &'static [u8])> {
+    let (id_len, rest) = take_u32(bytes)?;
+    let (id, rest) = take(rest, id_len)?;
+    let id = std::str::from_utf8(id).ok()?;
+    let (fingerprint, rest) = rest.split_first_chunk::<8>()?;
+    let (forward_len, rest) = take_u32(rest)?;
+    let (reverse_len, rest) = take_u32(rest)?;
+    let (forward, rest) = take(skip_padding(rest, base)?, forward_len)?;
+    let (reverse, rest) = take(skip_padding(rest, base)?, reverse_len)?;
+    Some((
+        id,
+        u64::from_le_bytes(*fingerprint),
+        Entry { forward, reverse },
+        rest,
+    ))
+}
+
+fn take_u32(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let (head, rest) = bytes.split_first_chunk::<4>()?;
+    Some((usize::try_from(u32::from_le_bytes(*head)).ok()?, rest))
+}
+
+fn take(bytes: &[u8], len: usize) -> Option<(&[u8], &[u8])> {
+    (len <= bytes.len()).then(|| bytes.split_at(len))
+}
+
+/// `bytes` from the next offset in the file that is a multiple of four.
+fn skip_padding(bytes: &[u8], base: usize) -> Option<&[u8]> {
+    let offset = (bytes.as_ptr() as usize).wrapping_sub(base);
+    bytes.get(padding(offset)..)
+}
+
+/// Bytes from `offset` to the next multiple of four.
+fn padding(offset: usize) -> usize {
+    (4 - offset % 4) % 4
+}
+
+/// What a rule's DFAs are built from, hashed: its pattern, its case handling and the
+/// recipe. `None` for a rule without a pattern.
+fn rule_fingerprint(index: usize, on_lowered: bool) -> Option<u64> {
+    let Detect::Pattern {
+        pattern,
+        case_sensitive,
+        ..
+    } = catalogue::rules().get(index)?.detect
+    else {
+        return None;
+    };
+    let mut hash = Fnv::default();
+    hash.write(RECIPE.as_bytes());
+    hash.write(&[u8::from(case_sensitive), u8::from(on_lowered)]);
+    hash.write(pattern.as_bytes());
+    Some(hash.0)
+}
+
+/// FNV-1a, 64 bits: stable across releases and platforms, which `std`'s hasher is not.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        // A separator, so that ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+/// Making the file (tests and `make rule-dfas` only: building DFAs needs regex-automata's
+/// `dfa-build`, a dev-dependency feature, so release binaries do not carry the determinizer).
+#[cfg(test)]
+pub(super) mod generate {
+    use regex_automata::MatchKind;
+    use regex_automata::dfa::{StartKind, dense};
+    use regex_automata::nfa::thompson::{self, WhichCaptures};
+    use regex_syntax::hir::Hir;
+
+    use super::{MAGIC, padding, rule_fingerprint};
+    use crate::guard::catalogue;
+
+    /// Largest dense DFA (each direction) worth shipping: past it a rule keeps its lazy DFA.
+    const DENSE_LIMIT: usize = 1024 * 1024;
+
+    /// A rule's DFAs, or `None` when they do not fit.
+    pub fn build(hir: &Hir) -> Option<(Vec<u8>, Vec<u8>)> {
+        let forward_nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::None)
+                    .shrink(false),
+            )
+            .build_from_hir(hir)
+            .ok()?;
+        let reverse_nfa = thompson::Compiler::new()
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::None)
+                    .reverse(true)
+                    .shrink(true),
+            )
+            .build_from_hir(hir)
+            .ok()?;
+        let config = || {
+            dense::Config::new()
+                .prefilter(None)
+                .specialize_start_states(false)
+                .minimize(true)
+                .dfa_size_limit(Some(DENSE_LIMIT))
+                .determinize_size_limit(Some(4 * DENSE_LIMIT))
+        };
+        let forward = dense::Builder::new()
+            .configure(
+                config()
+                    .start_kind(StartKind::Unanchored)
+                    .match_kind(MatchKind::LeftmostFirst),
+            )
+            .build_from_nfa(&forward_nfa)
+            .ok()?;
+        let reverse = dense::Builder::new()
+            .configure(
+                config()
+                    .start_kind(StartKind::Anchored)
+                    .match_kind(MatchKind::All),
+            )
+            .build_from_nfa(&reverse_nfa)
+            .ok()?;
+        let unpadded = |(bytes, padding): (Vec<u8>, usize)| bytes[padding..].to_vec();
+        Some((
+            unpadded(forward.to_bytes_little_endian()),
+            unpadded(reverse.to_bytes_little_endian()),
+        ))
+    }
+
+    /// The whole file, from each rule's parsed pattern (`hir`) and case handling.
+    pub fn file(hir: impl Fn(usize) -> Option<Hir>, on_lowered: &[bool]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        for (index, rule) in catalogue::rules().iter().enumerate() {
+            let (Some(fingerprint), Some(hir)) =
+                (rule_fingerprint(index, on_lowered[index]), hir(index))
+            else {
+                continue;
+            };
+            let Some((forward, reverse)) = build(&hir) else {
+                continue;
+            };
+            push_entry(&mut out, rule.id, fingerprint, &forward, &reverse);
+        }
+        out
+    }
+
+    /// Appends one entry to a file that starts at `out[0]` (see `read_entry`).
+    pub fn push_entry(
+        out: &mut Vec<u8>,
+        id: &str,
+        fingerprint: u64,
+        forward: &[u8],
+        reverse: &[u8],
+    ) {
+        out.extend(u32::try_from(id.len()).expect("short id").to_le_bytes());
+        out.extend(id.as_bytes());
+        out.extend(fingerprint.to_le_bytes());
+        for part in [forward, reverse] {
+            out.extend(
+                u32::try_from(part.len())
+                    .expect("DFA under 4 GiB")
+                    .to_le_bytes(),
+            );
+        }
+        for part in [forward, reverse] {
+            out.resize(out.len() + padding(out.len()), 0);
+            out.extend(part);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generate::push_entry;
+    use super::*;
+
+    fn leak(bytes: Vec<u8>) -> &'static [u8] {
+        Box::leak(bytes.into_boxed_slice())
+    }
+
+    /// The first two pattern rules: their indices and fingerprints.
+    fn two_rules() -> [(usize, u64); 2] {
+        let mut found =
+            (0..catalogue::rules().len()).filter_map(|i| Some((i, rule_fingerprint(i, false)?)));
+        [found.next(), found.next()].map(|r| r.expect("two pattern rules"))
+    }
+
+    fn id(index: usize) -> &'static str {
+        catalogue::rules()[index].id
+    }
+
+    #[test]
+    fn entries_are_read_back_with_their_bytes_whatever_their_alignment() {
+        let [(a, fa), (b, fb)] = two_rules();
+        let mut file = MAGIC.to_vec();
+        push_entry(&mut file, id(a), fa, b"forward", b"rev");
+        push_entry(&mut file, id(b), fb, b"", b"xy");
+        let file = leak(file);
+        let entries = entries_in(file, &vec![false; catalogue::rules().len()]);
+        let base = file.as_ptr() as usize;
+        let read: Vec<(usize, &[u8], &[u8])> = entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.map(|e| (i, e.forward, e.reverse)))
+            .collect();
+        assert_eq!(
+            read,
+            [(a, &b"forward"[..], &b"rev"[..]), (b, &b""[..], &b"xy"[..])]
+        );
+        for entry in entries.iter().flatten() {
+            for part in [entry.forward, entry.reverse] {
+                assert_eq!(
+                    (part.as_ptr() as usize - base) % 4,
+                    0,
+                    "aligned in the file"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_is_taken_only_while_its_fingerprint_matches_its_rule() {
+        let [(a, fa), (b, fb)] = two_rules();
+        let mut file = MAGIC.to_vec();
+        push_entry(&mut file, id(a), fa ^ 1, b"f", b"r");
+        push_entry(&mut file, "no-such-rule", fb, b"f", b"r");
+        push_entry(&mut file, id(b), fb, b"f", b"r");
+        let entries = entries_in(leak(file), &vec![false; catalogue::rules().len()]);
+        assert!(entries[a].is_none(), "stale");
+        assert!(entries[b].is_some(), "read past an unknown rule");
+        // Read for lower-cased text, the same pattern is another automaton.
+        let mut on_lowered = vec![false; catalogue::rules().len()];
+        on_lowered[b] = true;
+        let mut file = MAGIC.to_vec();
+        push_entry(&mut file, id(b), fb, b"f", b"r");
+        assert!(entries_in(leak(file), &on_lowered)[b].is_none());
+    }
+
+    #[test]
+    fn entries_out_of_catalogue_order_are_found() {
+        let [(a, fa), (b, fb)] = two_rules();
+        let mut file = MAGIC.to_vec();
+        push_entry(&mut file, id(b), fb, b"f", b"r");
+        push_entry(&mut file, id(a), fa, b"f", b"r");
+        let entries = entries_in(leak(file), &vec![false; catalogue::rules().len()]);
+        assert!(entries[a].is_some() && entries[b].is_some());
+    }
+
+    #[test]
+    fn a_file_without_its_magic_or_cut_short_yields_no_entries() {
+        let [(a, fa), _] = two_rules();
+        let rules = catalogue::rules().len();
+        let mut whole = MAGIC.to_vec();
+        push_entry(&mut whole, id(a), fa, b"forward", b"reverse");
+        assert!(entries_in(leak(whole.clone()), &vec![false; rules])[a].is_some());
+        for cut in MAGIC.len() + 1..whole.len() {
+            let entries = entries_in(leak(whole[..cut].to_vec()), &vec![false; rules]);
+            assert!(entries.iter().all(Option::is_none), "cut at {cut}");
+        }
+        assert!(entries_in(leak(whole[1..].to_vec()), &vec![false; rules])[a].is_none());
+        assert!(
+            entries_in(b"", &vec![false; rules])
+                .iter()
+                .all(Option::is_none)
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_a_dfa_read_as_none() {
+        let entry = Entry {
+            forward: b"not a dfa at all",
+            reverse: b"",
+        };
+        assert!(entry.regex().is_none());
+        assert!(entry.regex_checked().is_none());
+    }
+
+    #[test]
+    fn padding_reaches_the_next_multiple_of_four() {
+        let got: Vec<usize> = (0..9).map(padding).collect();
+        assert_eq!(got, [0, 3, 2, 1, 0, 3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn fingerprints_keep_their_parts_apart() {
+        let hash = |parts: &[&[u8]]| {
+            let mut h = Fnv::default();
+            for part in parts {
+                h.write(part);
+            }
+            h.0
+        };
+        assert_ne!(hash(&[b"ab", b"c"]), hash(&[b"a", b"bc"]));
+        assert_ne!(hash(&[b"ab"]), hash(&[b"ba"]));
+    }
+}
