@@ -788,12 +788,7 @@ mod tests {
                 rule.id
             );
             let lowered = engine.regex(index).expect("the lowered rule compiles");
-            let own = rule
-                .examples
-                .iter()
-                .chain(rule.clean)
-                .flat_map(|l| [l.to_string(), l.to_ascii_uppercase(), swap_case(l)]);
-            for line in own.chain(lines.iter().cloned()) {
+            for line in own_lines_in_three_cases(rule).chain(lines.iter().cloned()) {
                 let by_folded: Vec<(usize, usize)> = folded
                     .find_iter(line.as_bytes())
                     .map(|m| (m.start(), m.end()))
@@ -822,6 +817,14 @@ mod tests {
             }
         }
         lines
+    }
+
+    /// A rule's examples and clean lines, each as written, upper-cased and case-swapped.
+    fn own_lines_in_three_cases(rule: &Rule) -> impl Iterator<Item = String> + '_ {
+        rule.examples
+            .iter()
+            .chain(rule.clean)
+            .flat_map(|l| [l.to_string(), l.to_ascii_uppercase(), swap_case(l)])
     }
 
     fn swap_case(line: &str) -> String {
@@ -892,12 +895,7 @@ mod tests {
                 continue;
             };
             let lazy = engine.regex(index).expect("the rule compiles");
-            let own = rule
-                .examples
-                .iter()
-                .chain(rule.clean)
-                .flat_map(|l| [l.to_string(), l.to_ascii_uppercase(), swap_case(l)]);
-            for line in own.chain(lines.iter().cloned()) {
+            for line in own_lines_in_three_cases(rule).chain(lines.iter().cloned()) {
                 let haystack = if engine.on_lowered[index] {
                     line.to_ascii_lowercase()
                 } else {

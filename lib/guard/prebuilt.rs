@@ -239,54 +239,44 @@ pub(super) mod generate {
     /// Largest dense DFA (each direction) worth shipping: past it a rule keeps its lazy DFA.
     const DENSE_LIMIT: usize = 1024 * 1024;
 
-    /// A rule's DFAs, or `None` when they do not fit.
+    /// A rule's DFAs, forward and reverse, or `None` when they do not fit.
     pub fn build(hir: &Hir) -> Option<(Vec<u8>, Vec<u8>)> {
-        let forward_nfa = thompson::Compiler::new()
+        Some((dfa(hir, false)?, dfa(hir, true)?))
+    }
+
+    /// One direction's DFA, serialized: forward, the unanchored leftmost-first search that
+    /// finds where a match ends; reverse, the anchored all-matches search back from there
+    /// that finds where it starts (what `dfa::regex::Regex` expects of its two halves).
+    fn dfa(hir: &Hir, reverse: bool) -> Option<Vec<u8>> {
+        let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()
                     .which_captures(WhichCaptures::None)
-                    .shrink(false),
+                    .reverse(reverse)
+                    .shrink(reverse),
             )
             .build_from_hir(hir)
             .ok()?;
-        let reverse_nfa = thompson::Compiler::new()
-            .configure(
-                thompson::Config::new()
-                    .which_captures(WhichCaptures::None)
-                    .reverse(true)
-                    .shrink(true),
-            )
-            .build_from_hir(hir)
-            .ok()?;
-        let config = || {
-            dense::Config::new()
-                .prefilter(None)
-                .specialize_start_states(false)
-                .minimize(true)
-                .dfa_size_limit(Some(DENSE_LIMIT))
-                .determinize_size_limit(Some(4 * DENSE_LIMIT))
+        let (start_kind, match_kind) = if reverse {
+            (StartKind::Anchored, MatchKind::All)
+        } else {
+            (StartKind::Unanchored, MatchKind::LeftmostFirst)
         };
-        let forward = dense::Builder::new()
+        let dfa = dense::Builder::new()
             .configure(
-                config()
-                    .start_kind(StartKind::Unanchored)
-                    .match_kind(MatchKind::LeftmostFirst),
+                dense::Config::new()
+                    .prefilter(None)
+                    .specialize_start_states(false)
+                    .minimize(true)
+                    .dfa_size_limit(Some(DENSE_LIMIT))
+                    .determinize_size_limit(Some(4 * DENSE_LIMIT))
+                    .start_kind(start_kind)
+                    .match_kind(match_kind),
             )
-            .build_from_nfa(&forward_nfa)
+            .build_from_nfa(&nfa)
             .ok()?;
-        let reverse = dense::Builder::new()
-            .configure(
-                config()
-                    .start_kind(StartKind::Anchored)
-                    .match_kind(MatchKind::All),
-            )
-            .build_from_nfa(&reverse_nfa)
-            .ok()?;
-        let unpadded = |(bytes, padding): (Vec<u8>, usize)| bytes[padding..].to_vec();
-        Some((
-            unpadded(forward.to_bytes_little_endian()),
-            unpadded(reverse.to_bytes_little_endian()),
-        ))
+        let (bytes, padding) = dfa.to_bytes_little_endian();
+        Some(bytes[padding..].to_vec())
     }
 
     /// The whole file, from each rule's parsed pattern (`hir`) and case handling.
