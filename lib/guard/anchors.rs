@@ -13,6 +13,16 @@
 
 use std::collections::VecDeque;
 
+/// `(byte, state offset)` of each step of a walk that reached a state some literal ends at.
+type Ends = Vec<(usize, usize)>;
+
+/// How a text is cut to be walked: at these line starts, or not at all.
+enum Pieces {
+    One,
+    Two([usize; 2]),
+    Four([usize; 4]),
+}
+
 pub struct Anchors {
     /// Byte → class. Bytes no literal uses share class 0.
     classes: [u8; 256],
@@ -168,89 +178,138 @@ impl Anchors {
     /// ending at the same byte in no particular order).
     ///
     /// Each step of the automaton needs the state the step before computed, so one walk
-    /// over a text waits on a memory load per byte. A long text is therefore walked as two
-    /// halves at once, split at a line start (no literal holds a newline, so none spans the
-    /// split, and the second half starts in the start state): the two walks do not depend on
-    /// each other and the processor overlaps them. The walks only note where they reached
-    /// a state some literal ends at; the literals are reported afterwards, the second half's
-    /// after the first's. A loop that called `found` itself would share its registers with
-    /// the caller's code and keep its states in memory, adding a store and a load to every
-    /// step.
+    /// over a text waits on a memory load per byte. A long text is therefore cut at line
+    /// starts into two or four pieces walked side by side (no literal holds a newline, so
+    /// none spans a cut, and each piece starts in the start state): the walks do not depend
+    /// on each other and the processor overlaps their loads. The walks only note where they
+    /// reached a state some literal ends at; the literals are reported afterwards, piece by
+    /// piece. A loop that called `found` itself would share its registers with the caller's
+    /// code and keep its states in memory, adding a store and a load to every step.
     pub fn for_each(&self, haystack: &[u8], mut found: impl FnMut(usize, usize)) {
-        const TWO_WALKS_FROM: usize = 4096;
-        let split = (haystack.len() >= TWO_WALKS_FROM)
-            .then(|| memchr::memchr(b'\n', &haystack[haystack.len() / 2..]))
-            .flatten()
-            .map(|at| haystack.len() / 2 + at + 1)
-            .filter(|&at| at < haystack.len() && self.literals_hold_no_newline);
         let mut ends = Vec::new();
-        match split {
-            None => self.walk(haystack, 0, 0, haystack.len(), &mut ends),
-            Some(split) => {
-                let mut later = Vec::new();
-                // The first half is the longer: the split is past the middle.
-                let both = haystack.len() - split;
-                let a = self.walk_two(
-                    &haystack[..both],
-                    &haystack[split..],
-                    split,
-                    &mut ends,
-                    &mut later,
-                );
-                // What is left of the first half goes on alone.
-                self.walk(haystack, a, both, split, &mut ends);
-                ends.append(&mut later);
-            }
+        match self.pieces(haystack) {
+            Pieces::Four(starts) => self.side_by_side(haystack, starts, Self::walk_four, &mut ends),
+            Pieces::Two(starts) => self.side_by_side(haystack, starts, Self::walk_two, &mut ends),
+            Pieces::One => self.walk(haystack, 0, 0, haystack.len(), &mut ends),
         }
         for (at, offset) in ends {
             self.report(offset, at, &mut found);
         }
     }
 
-    /// Walks `first` and `second` (as long as `first`; it starts at byte `second_from` of the
-    /// text) side by side, noting `(byte, state offset)` at each state some literal ends at;
-    /// returns the first walk's state, for the rest of the first half.
+    /// Where a text is cut to be walked in pieces: four from 8 KiB, two from 4 KiB (a
+    /// shorter piece costs more in setting up than it saves), each cut at the first line
+    /// start past a quarter or the half; fewer pieces when a line is too long to cut there.
+    fn pieces(&self, haystack: &[u8]) -> Pieces {
+        const TWO_FROM: usize = 4096;
+        const FOUR_FROM: usize = 8192;
+        let len = haystack.len();
+        if !self.literals_hold_no_newline || len < TWO_FROM {
+            return Pieces::One;
+        }
+        let line_start_after = |at: usize| {
+            memchr::memchr(b'\n', &haystack[at..])
+                .map(|newline| at + newline + 1)
+                .filter(|&start| start < len)
+        };
+        let Some(half) = line_start_after(len / 2) else {
+            return Pieces::One;
+        };
+        if len >= FOUR_FROM
+            && let (Some(quarter), Some(three_quarters)) =
+                (line_start_after(len / 4), line_start_after(len / 4 * 3))
+            && quarter < half
+            && half < three_quarters
+        {
+            return Pieces::Four([0, quarter, half, three_quarters]);
+        }
+        Pieces::Two([0, half])
+    }
+
+    /// Walks the pieces of `haystack` from `starts` (each piece ends where the next starts)
+    /// with `together` for as long as the shortest, then what is left of each alone, noting
+    /// in `ends`, piece by piece, `(byte, state offset)` at each state some literal ends at.
+    fn side_by_side<const N: usize>(
+        &self,
+        haystack: &[u8],
+        starts: [usize; N],
+        together: impl Fn(&Self, &[u8], [usize; N], usize, &mut [Ends; N]) -> [usize; N],
+        ends: &mut Ends,
+    ) {
+        let stops: [usize; N] =
+            std::array::from_fn(|k| starts.get(k + 1).copied().unwrap_or(haystack.len()));
+        let shortest = (0..N).map(|k| stops[k] - starts[k]).min().unwrap_or(0);
+        let mut found_in: [Ends; N] = std::array::from_fn(|_| Vec::new());
+        let states = together(self, haystack, starts, shortest, &mut found_in);
+        for (k, own) in found_in.iter_mut().enumerate() {
+            self.walk(haystack, states[k], starts[k] + shortest, stops[k], own);
+            ends.append(own);
+        }
+    }
+
+    /// Walks two pieces of `haystack`, from `starts`, side by side for `length` bytes (see
+    /// [`Anchors::side_by_side`]); returns the walks' states.
     #[inline(never)]
     fn walk_two(
         &self,
-        first: &[u8],
-        second: &[u8],
-        second_from: usize,
-        ends: &mut Vec<(usize, usize)>,
-        later: &mut Vec<(usize, usize)>,
-    ) -> usize {
-        let both = first.len();
-        // Slices of the loop's own length: the loop checks no bounds.
-        let second = &second[..both];
+        haystack: &[u8],
+        starts: [usize; 2],
+        length: usize,
+        ends: &mut [Ends; 2],
+    ) -> [usize; 2] {
+        // Slices of the loop's own length, zipped: the loop checks no bounds.
+        let [p0, p1] = starts.map(|start| &haystack[start..start + length]);
         let table = self.transitions.as_slice();
         let first_ending = self.first_ending;
-        let (mut a, mut b) = (0usize, 0usize);
-        for i in 0..both {
-            a = self.step(table, a, first[i]);
-            b = self.step(table, b, second[i]);
-            if a.max(b) >= first_ending {
-                if a >= first_ending {
-                    ends.push((i, a));
-                }
-                if b >= first_ending {
-                    later.push((second_from + i, b));
+        let (mut s0, mut s1) = (0usize, 0usize);
+        for (i, (&b0, &b1)) in p0.iter().zip(p1).enumerate() {
+            s0 = self.step(table, s0, b0);
+            s1 = self.step(table, s1, b1);
+            if s0.max(s1) >= first_ending {
+                for (k, state) in [s0, s1].into_iter().enumerate() {
+                    if state >= first_ending {
+                        ends[k].push((starts[k] + i, state));
+                    }
                 }
             }
         }
-        a
+        [s0, s1]
+    }
+
+    /// [`Anchors::walk_two`] with four pieces.
+    #[inline(never)]
+    fn walk_four(
+        &self,
+        haystack: &[u8],
+        starts: [usize; 4],
+        length: usize,
+        ends: &mut [Ends; 4],
+    ) -> [usize; 4] {
+        let [p0, p1, p2, p3] = starts.map(|start| &haystack[start..start + length]);
+        let table = self.transitions.as_slice();
+        let first_ending = self.first_ending;
+        let (mut s0, mut s1, mut s2, mut s3) = (0usize, 0usize, 0usize, 0usize);
+        let bytes = p0.iter().zip(p1).zip(p2).zip(p3);
+        for (i, (((&b0, &b1), &b2), &b3)) in bytes.enumerate() {
+            s0 = self.step(table, s0, b0);
+            s1 = self.step(table, s1, b1);
+            s2 = self.step(table, s2, b2);
+            s3 = self.step(table, s3, b3);
+            if s0.max(s1).max(s2.max(s3)) >= first_ending {
+                for (k, state) in [s0, s1, s2, s3].into_iter().enumerate() {
+                    if state >= first_ending {
+                        ends[k].push((starts[k] + i, state));
+                    }
+                }
+            }
+        }
+        [s0, s1, s2, s3]
     }
 
     /// One walk over `haystack[from..to]`, starting in the state at `offset`, noting
     /// `(byte, state offset)` at each state some literal ends at.
     #[inline(never)]
-    fn walk(
-        &self,
-        haystack: &[u8],
-        mut offset: usize,
-        from: usize,
-        to: usize,
-        ends: &mut Vec<(usize, usize)>,
-    ) {
+    fn walk(&self, haystack: &[u8], mut offset: usize, from: usize, to: usize, ends: &mut Ends) {
         let table = self.transitions.as_slice();
         let first_ending = self.first_ending;
         for (at, &byte) in haystack[from..to].iter().enumerate() {
@@ -420,6 +479,19 @@ mod tests {
         // No line start in the second half: one walk.
         let flat = "ab".repeat(5000);
         assert_eq!(ours(&["ab"], &flat).len(), 5000);
+        // One long line across the first quarter and the half: two pieces, not four; and
+        // pieces of very different lengths.
+        for text in [
+            format!("{}\n{}", "ab".repeat(5000), "ba".repeat(1500)),
+            format!(
+                "{}\n{}\n{}",
+                "ab".repeat(500),
+                "ab".repeat(4000),
+                "cab".repeat(10)
+            ),
+        ] {
+            assert_eq!(ours(&literals, &text), naive(&literals, &text));
+        }
     }
 
     /// A literal that holds a newline would span the split at a line start: such a text is

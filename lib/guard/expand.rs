@@ -82,6 +82,14 @@ static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("static automaton")
 });
 
+/// Empty pairs of quotes, which break a word to hide it from a search.
+static QUOTE_PAIRS: LazyLock<[memchr::memmem::Finder<'static>; 2]> = LazyLock::new(|| {
+    [
+        memchr::memmem::Finder::new(b"''"),
+        memchr::memmem::Finder::new(b"\"\""),
+    ]
+});
+
 /// Every undisguised line of the skill's files.
 pub fn derive(files: &[Source<'_>]) -> Vec<Derived> {
     let vars = assignments(files, &referenced(files));
@@ -143,13 +151,19 @@ fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
     let mut out: Vec<usize> = file.cue_lines.to_vec();
     let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
     let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric());
-    // `cu''rl`, `c""url`, `p^owershell`: a word broken by empty quotes or carets.
-    for i in memchr::memchr3_iter(b'\'', b'"', b'^', b) {
-        let broken = match b[i] {
-            b'^' => i > 0 && letter(i - 1) && letter(i + 1),
-            q => i > 0 && b.get(i + 1) == Some(&q) && word(i - 1) && word(i + 2),
-        };
-        if broken {
+    // `cu''rl`, `c""url`, `p^owershell`: a word broken by empty quotes or carets. Looked
+    // for as the pairs themselves: a quote alone is in every string of every script, and
+    // stopping at each costs more than the search. (Occurrences do not overlap, and need
+    // not: of a run of three quotes or more, no pair has a word on both sides.)
+    for finder in QUOTE_PAIRS.iter() {
+        for i in finder.find_iter(b) {
+            if i > 0 && word(i - 1) && word(i + 2) {
+                out.push(file.lines.line_of(i));
+            }
+        }
+    }
+    for i in memchr::memchr_iter(b'^', b) {
+        if i > 0 && letter(i - 1) && letter(i + 1) {
             out.push(file.lines.line_of(i));
         }
     }
