@@ -266,11 +266,7 @@ impl Anchors {
             s0 = self.step(table, s0, b0);
             s1 = self.step(table, s1, b1);
             if s0.max(s1) >= first_ending {
-                for (k, state) in [s0, s1].into_iter().enumerate() {
-                    if state >= first_ending {
-                        ends[k].push((starts[k] + i, state));
-                    }
-                }
+                self.note([s0, s1], starts, i, ends);
             }
         }
         [s0, s1]
@@ -296,14 +292,28 @@ impl Anchors {
             s2 = self.step(table, s2, b2);
             s3 = self.step(table, s3, b3);
             if s0.max(s1).max(s2.max(s3)) >= first_ending {
-                for (k, state) in [s0, s1, s2, s3].into_iter().enumerate() {
-                    if state >= first_ending {
-                        ends[k].push((starts[k] + i, state));
-                    }
-                }
+                self.note([s0, s1, s2, s3], starts, i, ends);
             }
         }
         [s0, s1, s2, s3]
+    }
+
+    /// Notes `(byte, state offset)` in the list of each walk side by side whose state some
+    /// literal ends at, at step `i` (the rare path of [`Anchors::walk_two`] and
+    /// [`Anchors::walk_four`]).
+    #[inline(always)]
+    fn note<const N: usize>(
+        &self,
+        states: [usize; N],
+        starts: [usize; N],
+        i: usize,
+        ends: &mut [Ends; N],
+    ) {
+        for (k, state) in states.into_iter().enumerate() {
+            if state >= self.first_ending {
+                ends[k].push((starts[k] + i, state));
+            }
+        }
     }
 
     /// One walk over `haystack[from..to]`, starting in the state at `offset`, noting
