@@ -44,7 +44,7 @@ const MAGIC: &[u8; 8] = b"HRULEDFA";
 
 /// How the DFAs are built; part of every fingerprint, so changing it makes each entry stale.
 const RECIPE: &str = "v2: bytes, ASCII classes, multi-line; leftmost-first forward, \
-                      anchored all-matches reverse; at most 256 KiB each, minimized; dense";
+                      anchored all-matches reverse; at most 1 MiB each, minimized; dense";
 
 /// A prebuilt rule automaton.
 pub(super) type PrebuiltRegex = Regex<dense::DFA<&'static [u32]>>;
