@@ -8,7 +8,9 @@ and runs our release binary from $HERMES_LOOP_BIN.
      ratio. Ours is the median of several runs; the peer runs once (minutes).
   2. Start-up: scanning one skill whose SKILL.md holds an example of every rule, so every
      rule's automaton is built (median of 20 runs); and `--explain` (no scan at all).
-  3. Detection: per category, how many labelled malicious samples (testdata/guard) each
+  3. The anchor walk alone (benches/anchor_walk.rs): the corpus's files in memory walked by
+     the scanner's anchor automaton, best of 40; the one part that touches every byte.
+  4. Detection: per category, how many labelled malicious samples (testdata/guard) each
      scanner flags, and flags at the sample's severity; how many benign corpus skills each
      calls dangerous (and caution).
 
@@ -191,6 +193,18 @@ def startup(runs=20):
     }
 
 
+def anchor_walk(corpus):
+    """target/release/examples/anchor-walk over the corpus, built (or brought up to date)
+    first, so it never times an older walk than the binary's."""
+    subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "anchor-walk"],
+                   cwd=ROOT, check=True)
+    example = ROOT / "target" / "release" / "examples" / "anchor-walk"
+    out = subprocess.run([str(example), str(corpus)], capture_output=True, text=True, check=True)
+    ms, ns_per_byte, size, occurrences = out.stdout.split()
+    return {"ms": float(ms), "ns_per_byte": float(ns_per_byte), "bytes": int(size),
+            "occurrences": int(occurrences)}
+
+
 def detection():
     labels = json.loads((ROOT / "testdata" / "guard" / "labels.json").read_text())
     malicious = [l for l in labels if l["sample"].startswith("malicious/")]
@@ -232,6 +246,7 @@ def main():
 
     t = throughput(args.corpus.resolve(), args.runs, args.peer_limit)
     s = startup()
+    w = anchor_walk(args.corpus.resolve())
     d = detection()
     ours, peer = t["ours"], t["peer"]
     print(f"corpus: {t['corpus']} ({t['skills']} skills, {t['mb']} MB)")
@@ -259,6 +274,10 @@ def main():
         f"start-up: every rule built and one skill scanned: {s['every_rule_ms']} ms wall, "
         f"{s['every_rule_cpu_ms']} ms CPU (median of 20, -j 1); --explain: {s['explain_ms']} ms"
     )
+    print(
+        f"anchor walk alone: {w['ms']} ms, {w['ns_per_byte']} ns a byte "
+        f"({w['bytes']} bytes in memory, {w['occurrences']} occurrences; best of 40)"
+    )
     print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print()
     print(f"{'category':22}{'samples':>8}{'ours':>6}{'at sev':>8}{'peer':>6}{'at sev':>8}")
@@ -270,7 +289,7 @@ def main():
 
     out = ROOT / "bench-out"
     out.mkdir(exist_ok=True)
-    (out / "scan.json").write_text(json.dumps({"throughput": t, "startup": s, "detection": d}, indent=2) + "\n")
+    (out / "scan.json").write_text(json.dumps({"throughput": t, "startup": s, "anchor_walk": w, "detection": d}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -243,6 +243,11 @@ impl Engine {
             .as_ref()
     }
 
+    /// The literals of the anchor automaton, in the order it numbers them (benchmarks).
+    pub fn anchor_literals(&self) -> &[String] {
+        &self.literals
+    }
+
     /// Builds every rule's automaton now, returning how many there are (start-up
     /// measurements and tests; a scan builds them lazily).
     pub fn warm(&self) -> usize {
