@@ -297,9 +297,20 @@ impl Anchors {
             let lanes = &mut lanes;
             match count {
                 0 => break,
-                1 => self.advance(haystack, segments, lanes, [a], notes, Self::walk),
-                2 | 3 => self.advance(haystack, segments, lanes, [a, b], notes, Self::walk_two),
-                _ => self.advance(haystack, segments, lanes, walking, notes, Self::walk_four),
+                1 => {
+                    let ends = [&mut notes[a]];
+                    self.advance(haystack, segments, lanes, [a], ends, Self::walk);
+                }
+                2 | 3 => {
+                    // `a < b`: the lanes were gathered in order.
+                    let (before, from_b) = notes.split_at_mut(b);
+                    let ends = [&mut before[a], &mut from_b[0]];
+                    self.advance(haystack, segments, lanes, [a, b], ends, Self::walk_two);
+                }
+                _ => {
+                    let ends = notes.each_mut();
+                    self.advance(haystack, segments, lanes, walking, ends, Self::walk_four);
+                }
             }
             for k in 0..LANES {
                 let walk = lanes[k];
@@ -358,14 +369,14 @@ impl Anchors {
     }
 
     /// Walks the lanes `which` side by side with `together` for as long as the shortest
-    /// has left of its segment, each noting in its own list.
+    /// has left of its segment, each noting in its own list of `ends`.
     fn advance<const N: usize>(
         &self,
         haystack: &[u8],
         segments: &[Segment],
         lanes: &mut [Lane; LANES],
         which: [usize; N],
-        notes: &mut [Ends; LANES],
+        ends: [&mut Ends; N],
         together: impl Fn(&Self, [&[u8]; N], [usize; N], [usize; N], [&mut Ends; N]) -> [usize; N],
     ) {
         let walks = which.map(|k| lanes[k]);
@@ -374,9 +385,6 @@ impl Anchors {
             .map(|w| segments[w.segment].to - w.at)
             .min()
             .unwrap_or(0);
-        let Ok(ends) = notes.get_disjoint_mut(which) else {
-            return;
-        };
         let pieces = walks.map(|w| &haystack[w.at..w.at + length]);
         let states = together(
             self,
