@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut texts = Vec::new();
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry?;
-        // The scanner walks text files only; what does not read as UTF-8 is left out here.
+        // Files that do not read as UTF-8 are left out: this times the walk, not decoding.
         if entry.file_type().is_file()
             && let Ok(text) = std::fs::read_to_string(entry.path())
         {
