@@ -107,17 +107,13 @@ pub fn scan_skill_listed(
 ) -> SkillReport {
     let walked = structure::walk_listed(dir, listing);
     let mut scan = SkillScan::new(options);
-    scan.add_facts(&walked.facts);
-    for entry in &walked.files {
-        match read_capped(&entry.path, entry.size, options.max_file_bytes) {
-            Ok((bytes, truncated)) => scan.add_file(entry, bytes, truncated),
-            Err(err) => scan.add_facts(&[Fact {
-                rule: ids::UNREADABLE,
-                file: entry.rel.clone(),
-                detail: err.to_string(),
-            }]),
-        }
-    }
+    let mut facts = walked.facts;
+    structure::open_each(walked.files, &mut facts, |file, entry| {
+        let (bytes, truncated) = read_capped(file, entry.size, options.max_file_bytes)?;
+        scan.add_file(entry, bytes, truncated);
+        Ok(())
+    });
+    scan.add_facts(&facts);
     let fallback = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -187,12 +183,11 @@ pub fn scan_bundle(name: &str, files: &[BundleFile<'_>], options: &ScanOptions) 
     scan.finish(name.to_string(), PathBuf::from(name))
 }
 
-/// Reads at most `cap` bytes of a file the walk measured at `size`; the flag says whether
-/// there was more. A file still the size the walk measured is one `read`: a short read of
-/// exactly that many bytes from a regular file is its end, so no second call asks for more.
-/// A file that changed size since is read to its end (or the cap) as usual.
-fn read_capped(path: &Path, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
-    let mut file = std::fs::File::open(path)?;
+/// Reads at most `cap` bytes of an open file measured at `size`; the flag says whether
+/// there was more. A file still the size measured is one `read`: a short read of exactly
+/// that many bytes from a regular file is its end, so no second call asks for more. A file
+/// that changed size since is read to its end (or the cap) as usual.
+fn read_capped(mut file: std::fs::File, size: u64, cap: u64) -> std::io::Result<(Vec<u8>, bool)> {
     let cap = usize::try_from(cap).unwrap_or(usize::MAX);
     let measured = usize::try_from(size).unwrap_or(usize::MAX);
     // One byte past the cap tells a file over it from one exactly at it.
@@ -1021,7 +1016,8 @@ mod tests {
     fn a_read_that_fails_is_an_error_not_a_retry() {
         let dir = tempfile::tempdir().expect("tempdir");
         // Opening a folder for reading succeeds on Linux; reading it fails (EISDIR).
-        let error = read_capped(dir.path(), 10, 100).expect_err("a folder cannot be read");
+        let folder = std::fs::File::open(dir.path()).expect("open");
+        let error = read_capped(folder, 10, 100).expect_err("a folder cannot be read");
         assert_eq!(error.kind(), std::io::ErrorKind::IsADirectory);
     }
 
@@ -1032,7 +1028,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("f.md");
         std::fs::write(&path, "0123456789").expect("write");
-        let read = |size, cap| read_capped(&path, size, cap).expect("read");
+        let read = |size, cap| {
+            let file = std::fs::File::open(&path).expect("open");
+            read_capped(file, size, cap).expect("read")
+        };
         assert_eq!(read(10, 100), (b"0123456789".to_vec(), false));
         assert_eq!(read(3, 100), (b"0123456789".to_vec(), false), "grew since");
         assert_eq!(read(0, 100), (b"0123456789".to_vec(), false), "was empty");

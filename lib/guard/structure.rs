@@ -48,14 +48,21 @@ pub struct Fact {
     pub detail: String,
 }
 
+/// A regular file the walk listed, not yet opened: [`open_each`] learns its size and mode
+/// from the open file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub rel: String,
+    pub path: PathBuf,
+}
+
 /// What a walk found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Walked {
-    pub files: Vec<FileEntry>,
+    pub files: Vec<Found>,
     pub facts: Vec<Fact>,
     /// Files counted against the limits (regular files and symlinks, ignored ones excluded).
     pub count: usize,
-    pub total_bytes: u64,
 }
 
 /// Walks `dir` (a skill folder) in sorted order. Symlinks are never followed: each is
@@ -120,10 +127,45 @@ pub fn walk_listed(dir: &Path, listing: Option<Vec<Listed>>) -> Walked {
             });
             continue;
         }
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(meta) => meta,
+        walked.count += 1;
+        walked.files.push(Found { rel, path });
+    }
+    if walked.count > MAX_FILES {
+        walked.facts.push(Fact {
+            rule: ids::TOO_MANY_FILES,
+            file: ".".to_string(),
+            detail: format!("{} files (limit {MAX_FILES})", walked.count),
+        });
+    }
+    walked
+}
+
+/// Opens the files a walk found, in its order, and hands each to `read` with what the open
+/// file says of itself (size, executable bit); adds to `facts` each file over
+/// [`MAX_FILE_BYTES`], the skill over [`MAX_TOTAL_BYTES`], and each file that could not be
+/// opened or read (the error `read` returns).
+///
+/// The size comes from the open file (`fstat`), not from a `stat` of its path before the
+/// open: one lookup of the path instead of two, for every file of every skill. The open does
+/// not follow a symlink nor wait on a FIFO, either of which the listing may have missed (the
+/// folder changed since): one is unreadable, the other a special file.
+pub fn open_each(
+    files: Vec<Found>,
+    facts: &mut Vec<Fact>,
+    mut read: impl FnMut(fs::File, &FileEntry) -> std::io::Result<()>,
+) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut total_bytes = 0u64;
+    for Found { rel, path } in files {
+        let opened = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(&path)
+            .and_then(|file| Ok((file.metadata()?, file)));
+        let (meta, file) = match opened {
+            Ok(opened) => opened,
             Err(err) => {
-                walked.facts.push(Fact {
+                facts.push(Fact {
                     rule: ids::UNREADABLE,
                     file: rel,
                     detail: err.to_string(),
@@ -131,10 +173,17 @@ pub fn walk_listed(dir: &Path, listing: Option<Vec<Listed>>) -> Walked {
                 continue;
             }
         };
-        walked.count += 1;
-        walked.total_bytes += meta.len();
+        if !meta.is_file() {
+            facts.push(Fact {
+                rule: ids::SPECIAL_FILE,
+                file: rel,
+                detail: special_kind(&meta.file_type()).to_string(),
+            });
+            continue;
+        }
+        total_bytes += meta.len();
         if meta.len() > MAX_FILE_BYTES {
-            walked.facts.push(Fact {
+            facts.push(Fact {
                 rule: ids::OVERSIZED_FILE,
                 file: rel.clone(),
                 detail: format!(
@@ -144,32 +193,31 @@ pub fn walk_listed(dir: &Path, listing: Option<Vec<Listed>>) -> Walked {
                 ),
             });
         }
-        walked.files.push(FileEntry {
+        let entry = FileEntry {
             rel,
             path,
             size: meta.len(),
             executable: meta.permissions().mode() & 0o111 != 0,
-        });
+        };
+        if let Err(err) = read(file, &entry) {
+            facts.push(Fact {
+                rule: ids::UNREADABLE,
+                file: entry.rel,
+                detail: err.to_string(),
+            });
+        }
     }
-    if walked.count > MAX_FILES {
-        walked.facts.push(Fact {
-            rule: ids::TOO_MANY_FILES,
-            file: ".".to_string(),
-            detail: format!("{} files (limit {MAX_FILES})", walked.count),
-        });
-    }
-    if walked.total_bytes > MAX_TOTAL_BYTES {
-        walked.facts.push(Fact {
+    if total_bytes > MAX_TOTAL_BYTES {
+        facts.push(Fact {
             rule: ids::OVERSIZED_SKILL,
             file: ".".to_string(),
             detail: format!(
                 "{} KiB in total (limit {} KiB)",
-                walked.total_bytes / 1024,
+                total_bytes / 1024,
                 MAX_TOTAL_BYTES / 1024
             ),
         });
     }
-    walked
 }
 
 /// A non-folder entry found by the walk.
@@ -576,13 +624,82 @@ mod tests {
         let fifo = skill.join("pipe");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         fs::write(skill.join(".skillignore"), "f00.md\n").expect("write");
-        let walked = walk(skill);
+        let mut walked = walk(skill);
+        let mut sizes = Vec::new();
+        open_each(walked.files.clone(), &mut walked.facts, |_, entry| {
+            sizes.push((entry.rel.clone(), entry.size));
+            Ok(())
+        });
         let facts = rules(&walked);
         assert!(facts.contains(&(ids::OVERSIZED_FILE, "big.md".to_string())));
         assert!(facts.contains(&(ids::TOO_MANY_FILES, ".".to_string())));
+        assert!(!facts.contains(&(ids::OVERSIZED_SKILL, ".".to_string())));
+        assert!(sizes.contains(&("big.md".to_string(), 300 * 1024)));
+        assert!(sizes.contains(&("f01.md".to_string(), 1)));
+        assert!(!sizes.iter().any(|(rel, _)| rel == "f00.md"), "ignored");
         if made.is_ok_and(|s| s.success()) {
             assert!(facts.contains(&(ids::SPECIAL_FILE, "pipe".to_string())));
         }
+        fs::write(skill.join("big2.md"), vec![b'a'; 250 * 1024]).expect("write");
+        fs::write(skill.join("big3.md"), vec![b'a'; 250 * 1024]).expect("write");
+        fs::write(skill.join("big4.md"), vec![b'a'; 250 * 1024]).expect("write");
+        let mut walked = walk(skill);
+        open_each(walked.files.clone(), &mut walked.facts, |_, _| Ok(()));
+        assert!(rules(&walked).contains(&(ids::OVERSIZED_SKILL, ".".to_string())));
+    }
+
+    /// The folder may change between its listing and the reads: a file that became a
+    /// symlink is not followed, one that became a FIFO is not waited on, one that went is
+    /// unreadable, and an error of the read itself is reported against its file.
+    #[test]
+    fn files_are_judged_as_opened_not_as_listed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let skill = dir.path();
+        for name in ["SKILL.md", "gone.md", "link.md", "pipe.md", "fails.md"] {
+            fs::write(skill.join(name), "x").expect("write");
+        }
+        let walked = walk(skill);
+        assert_eq!(walked.files.len(), 5);
+        fs::remove_file(skill.join("gone.md")).expect("rm");
+        fs::remove_file(skill.join("link.md")).expect("rm");
+        symlink("/etc/passwd", skill.join("link.md")).expect("symlink");
+        fs::remove_file(skill.join("pipe.md")).expect("rm");
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(skill.join("pipe.md"))
+            .status()
+            .is_ok_and(|s| s.success());
+        let mut facts = Vec::new();
+        let mut read = Vec::new();
+        open_each(walked.files, &mut facts, |mut file, entry| {
+            if entry.rel == "fails.md" {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut file, &mut text)?;
+            read.push((entry.rel.clone(), text));
+            Ok(())
+        });
+        assert_eq!(read, vec![("SKILL.md".to_string(), "x".to_string())]);
+        let mut found: Vec<(&str, &str, &str)> = facts
+            .iter()
+            .map(|f| (f.rule, f.file.as_str(), f.detail.as_str()))
+            .collect();
+        if !fifo {
+            found.retain(|f| f.1 != "pipe.md");
+        }
+        let gone = std::io::Error::from_raw_os_error(libc::ENOENT).to_string();
+        let looped = std::io::Error::from_raw_os_error(libc::ELOOP).to_string();
+        let mut expected = vec![
+            (ids::UNREADABLE, "fails.md", "disk on fire"),
+            (ids::UNREADABLE, "gone.md", gone.as_str()),
+            (ids::UNREADABLE, "link.md", looped.as_str()),
+        ];
+        if fifo {
+            expected.push((ids::SPECIAL_FILE, "pipe.md", "named pipe (FIFO)"));
+        }
+        found.sort();
+        expected.sort();
+        assert_eq!(found, expected);
     }
 
     #[test]
