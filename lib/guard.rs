@@ -32,6 +32,7 @@ pub mod intent;
 pub mod lines;
 mod lowered;
 pub mod policy;
+pub mod positions;
 pub mod prebuilt;
 pub mod report;
 pub mod rule;

@@ -206,7 +206,7 @@ fn caret_breaks(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
 
 /// Where a hyphen splits a word after its first two letters, in order: "ig-nore".
 fn hyphen_splits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr_iter(b'-', b).filter(move |&i| {
+    super::positions::of(b, b'-').filter(move |&i| {
         i >= 2
             && letter_at(b, i - 1)
             && letter_at(b, i - 2)

@@ -1,5 +1,5 @@
-//! Line boundaries of a text, found once with memchr, so that a byte offset maps to its line
-//! by binary search and every line is a slice without its `\n` (or `\r\n`).
+//! Line boundaries of a text, found once, so that a byte offset maps to its line by binary
+//! search and every line is a slice without its `\n` (or `\r\n`).
 
 /// The start offset of every line of one text.
 #[derive(Debug, Clone)]
@@ -12,7 +12,7 @@ impl Lines {
     pub fn new(text: &str) -> Lines {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(super::positions::of(text.as_bytes(), b'\n').map(|i| i + 1));
         // A final newline ends the last line; it does not start an empty one.
         if starts.len() > 1 && starts.last() == Some(&text.len()) {
             starts.pop();
