@@ -105,6 +105,11 @@ enum ScanFormat {
 }
 
 fn main() -> ExitCode {
+    // No huge pages, before anything is allocated: each fresh 2 MiB would be zeroed at its
+    // first touch. Over a tree of skills that doubled the system time, with a long tail of
+    // slow runs; even one skill starts 5 % faster without them now that most rules' automata
+    // come prebuilt and little memory is used (`docs/decisions.md`).
+    hermes_loop::alloc::without_huge_pages();
     exit::run(BIN, || {
         let args = hermes_loop::cli::parse::<Args>();
         // Malformed HERMES_NOW is an error in every binary, used or not.
@@ -146,12 +151,6 @@ fn main() -> ExitCode {
             render.then(|| report::skill_jsonl(result, args.trust))
         };
         let only_skill_folders = paths.iter().all(|p| names_one_skill(p));
-        // Huge pages speed a single skill's start-up (fewer faults); over a tree of skills
-        // every fresh 2 MiB is zeroed at its first touch, and the kernel compacts memory to
-        // find one: twice the system time and a long tail of slow runs (`docs/decisions.md`).
-        if !only_skill_folders {
-            hermes_loop::alloc::without_huge_pages();
-        }
         // One thread, or only skill folders named: no pool to start, no walk to overlap.
         let here = args.threads == Some(1) || only_skill_folders;
         let (outcome, elapsed) = if here {

@@ -2,8 +2,8 @@
 
 /// Scans and indexes allocate many small strings across threads, where mimalloc cuts
 /// start-up and run time by a quarter against the system allocator (measured with
-/// `make bench`). It asks for transparent huge pages, which also speeds a short scan's
-/// start-up (fewer page faults).
+/// `make bench`). It asks for transparent huge pages; hermes-skill-scan turns them off
+/// ([`without_huge_pages`]).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
