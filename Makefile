@@ -153,12 +153,14 @@ mutants-drivers: $(MUTANTS_BIN)
 demo: release
 	./pipelines/demo.sh
 
-## rule-dfas: rebuild lib/guard/rule-dfas.bin, the scanner's rule DFAs built ahead of time,
-##   after a rule's pattern changes (the test prebuilt_dfas_are_current says when). A few
-##   seconds; the file is committed.
+## rule-dfas: rebuild lib/guard/rule-dfas.bin and lib/guard/anchors.bin, the scanner's rule
+##   DFAs and anchor automaton built ahead of time, after a rule changes (the tests
+##   prebuilt_dfas_are_current and prebuilt_anchors_are_current say when). A few seconds;
+##   the files are committed.
 rule-dfas:
 	HERMES_WRITE_RULE_DFAS=1 $(CARGO) test --lib -- --exact \
-		guard::engine::tests::prebuilt_dfas_are_current --nocapture
+		guard::engine::tests::prebuilt_dfas_are_current \
+		guard::engine::tests::prebuilt_anchors_are_current --nocapture
 
 clean:
 	$(CARGO) clean

@@ -11,6 +11,7 @@
 //! is a comparison of the offset it already has: no flag to test, none to mask off before
 //! the next step.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// Bytes in about the order of how often they occur in skills (English prose, and shell and
@@ -43,6 +44,21 @@ struct Lane {
 /// How many walks run side by side at most.
 const LANES: usize = 4;
 
+/// The first bytes of [`Anchors::to_shipped`]'s form; the digit is its version.
+const SHIPPED_MAGIC: &[u8; 8] = b"HANCHOR1";
+
+/// `bytes` as the `u32` it holds, in place, where the machine reads them as written
+/// (little-endian) and they start on a multiple of four.
+fn borrowed_words(bytes: &'static [u8]) -> Option<&'static [u32]> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    // SAFETY: every bit pattern is a valid `u32`, and `align_to` only yields the part of
+    // `bytes` that is aligned for it.
+    let (before, words, after) = unsafe { bytes.align_to::<u32>() };
+    (before.is_empty() && after.is_empty()).then_some(words)
+}
+
 /// The buffers of a walk, kept from one text to the next: grown afresh for every text, the
 /// lanes' notes alone cost some 28,000 reallocations over the public corpus (1 % of a scan's
 /// instructions).
@@ -71,8 +87,9 @@ pub struct Anchors {
     classes: [u8; 256],
     /// Number of classes: the stride of a state's row.
     stride: usize,
-    /// `transitions[state_offset + class]`: the next state's offset.
-    transitions: Vec<u32>,
+    /// `transitions[state_offset + class]`: the next state's offset. Borrowed from the
+    /// binary when the automaton was built ahead of time ([`Anchors::shipped`]).
+    transitions: Cow<'static, [u32]>,
     /// The offset of the first state at which a literal ends; every state from there on is
     /// one (see [`Anchors::new`]).
     first_ending: usize,
@@ -210,13 +227,150 @@ impl Anchors {
         Anchors {
             classes,
             stride,
-            transitions,
+            transitions: Cow::Owned(transitions),
             first_ending,
             output_ranges,
             outputs,
             lengths,
             literals_hold_no_newline: literals.iter().all(|l| !l.as_ref().contains(&b'\n')),
         }
+    }
+
+    /// The automaton in the form [`Anchors::shipped`] reads: built once, ahead of time, and
+    /// compiled into the binary (`make rule-dfas` writes it; building it is a fifth of a
+    /// one-skill scan's start-up). All numbers little-endian, every array of `u32` on a
+    /// multiple of four bytes from the start:
+    ///
+    /// - `SHIPPED_MAGIC`; literal count, stride, state count, first ending state's offset,
+    ///   output count, flags (bit 0: no literal holds a newline), each a `u32`;
+    /// - the 256 byte classes;
+    /// - the literals, each its length (`u32`) and bytes, then zeros to a multiple of four;
+    /// - the transitions, the output ranges (two `u32` a state), the outputs, the lengths.
+    pub fn to_shipped<S: AsRef<[u8]>>(&self, literals: &[S]) -> Vec<u8> {
+        let word = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+        let mut out = SHIPPED_MAGIC.to_vec();
+        for n in [
+            literals.len(),
+            self.stride,
+            self.transitions.len() / self.stride.max(1),
+            self.first_ending,
+            self.outputs.len(),
+            usize::from(self.literals_hold_no_newline),
+        ] {
+            out.extend(word(n));
+        }
+        out.extend(self.classes);
+        for literal in literals {
+            out.extend(word(literal.as_ref().len()));
+            out.extend(literal.as_ref());
+        }
+        out.resize(out.len().next_multiple_of(4), 0);
+        let ranges = self.output_ranges.iter().flat_map(|&(from, to)| [from, to]);
+        let words = self.transitions.iter().copied().chain(ranges);
+        for word in words
+            .chain(self.outputs.iter().copied())
+            .chain(self.lengths.iter().copied())
+        {
+            out.extend(word.to_le_bytes());
+        }
+        out
+    }
+
+    /// The automaton of `literals` read from `bytes` (see [`Anchors::to_shipped`]), or
+    /// `None` when `bytes` holds another set of literals (the rules changed since the file
+    /// was made) or does not read as an automaton. The transitions stay in `bytes` when it
+    /// starts on a multiple of four and the machine is little-endian.
+    ///
+    /// Every entry is checked before use (the walk's unchecked lookups rely on them), a pass
+    /// over the table that costs a tenth of building it.
+    pub fn shipped<S: AsRef<[u8]>>(bytes: &'static [u8], literals: &[S]) -> Option<Anchors> {
+        let mut rest = bytes.strip_prefix(SHIPPED_MAGIC.as_slice())?;
+        let mut header = [0usize; 6];
+        for field in &mut header {
+            let (word, after) = rest.split_first_chunk::<4>()?;
+            *field = usize::try_from(u32::from_le_bytes(*word)).ok()?;
+            rest = after;
+        }
+        let [count, stride, states, first_ending, output_count, flags] = header;
+        let (classes, mut rest) = rest.split_first_chunk::<256>()?;
+        if count != literals.len() {
+            return None;
+        }
+        for literal in literals {
+            let (length, after) = rest.split_first_chunk::<4>()?;
+            let length = usize::try_from(u32::from_le_bytes(*length)).ok()?;
+            let (stored, after) = after.split_at_checked(length)?;
+            if stored != literal.as_ref() {
+                return None;
+            }
+            rest = after;
+        }
+        let read = bytes.len() - rest.len();
+        rest = rest.get(read.next_multiple_of(4) - read..)?;
+        let table_len = states.checked_mul(stride)?;
+        let (table, rest) = rest.split_at_checked(table_len.checked_mul(4)?)?;
+        let words = |bytes: &[u8]| -> Vec<u32> {
+            bytes
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect()
+        };
+        let (ranges, rest) = rest.split_at_checked(states.checked_mul(8)?)?;
+        let (outputs, lengths) = rest.split_at_checked(output_count.checked_mul(4)?)?;
+        if lengths.len() != count * 4 {
+            return None;
+        }
+        let transitions =
+            borrowed_words(table).map_or_else(|| Cow::Owned(words(table)), Cow::Borrowed);
+        let output_ranges: Vec<(u32, u32)> = words(ranges)
+            .chunks_exact(2)
+            .map(|r| (r[0], r[1]))
+            .collect();
+        let anchors = Anchors {
+            classes: *classes,
+            stride,
+            transitions,
+            first_ending,
+            output_ranges,
+            outputs: words(outputs),
+            lengths: words(lengths),
+            literals_hold_no_newline: flags & 1 != 0,
+        };
+        anchors.is_sound(literals).then_some(anchors)
+    }
+
+    /// Whether every lookup a walk and its reports make stays in bounds and the lengths are
+    /// those of `literals`: what [`Anchors::new`] guarantees by construction.
+    fn is_sound<S: AsRef<[u8]>>(&self, literals: &[S]) -> bool {
+        let (stride, table) = (self.stride, &*self.transitions);
+        let states = table.len() / stride.max(1);
+        stride >= 1
+            && table.len() == states * stride
+            && states >= 1
+            && self.classes.iter().all(|&c| usize::from(c) < stride)
+            && table
+                .iter()
+                .all(|&e| (e as usize).is_multiple_of(stride) && e as usize + stride <= table.len())
+            && self.first_ending.is_multiple_of(stride)
+            && self.output_ranges.len() == states
+            && self
+                .output_ranges
+                .iter()
+                .enumerate()
+                .all(|(state, &(from, to))| {
+                    from <= to
+                        && to as usize <= self.outputs.len()
+                        && (state * stride >= self.first_ending) == (from != to)
+                })
+            && self.outputs.iter().all(|&l| (l as usize) < literals.len())
+            && self.lengths.len() == literals.len()
+            && self
+                .lengths
+                .iter()
+                .zip(literals)
+                .all(|(&n, l)| n as usize == l.as_ref().len())
+            && self.literals_hold_no_newline
+                == literals.iter().all(|l| !l.as_ref().contains(&b'\n'))
     }
 
     /// Calls `found(start, literal)` for every occurrence in `haystack`, in order of its end
@@ -412,7 +566,7 @@ impl Anchors {
         [mut offset]: [usize; 1],
         [ends]: [&mut Ends; 1],
     ) -> [usize; 1] {
-        let table = self.transitions.as_slice();
+        let table = &*self.transitions;
         let first_ending = self.first_ending;
         for (i, &byte) in piece.iter().enumerate() {
             offset = self.step(table, offset, byte);
@@ -432,7 +586,7 @@ impl Anchors {
         [mut s0, mut s1]: [usize; 2],
         mut ends: [&mut Ends; 2],
     ) -> [usize; 2] {
-        let table = self.transitions.as_slice();
+        let table = &*self.transitions;
         let first_ending = self.first_ending;
         // Zipped slices: the loop checks no bounds.
         for (i, (&b0, &b1)) in p0.iter().zip(p1).enumerate() {
@@ -454,7 +608,7 @@ impl Anchors {
         [mut s0, mut s1, mut s2, mut s3]: [usize; 4],
         mut ends: [&mut Ends; 4],
     ) -> [usize; 4] {
-        let table = self.transitions.as_slice();
+        let table = &*self.transitions;
         let first_ending = self.first_ending;
         let bytes = p0.iter().zip(p1).zip(p2).zip(p3);
         for (i, (((&b0, &b1), &b2), &b3)) in bytes.enumerate() {
@@ -583,6 +737,120 @@ mod tests {
         }
     }
 
+    /// The shipped form reads back as the automaton it was written from, in place when
+    /// aligned and copied when not, and only for the literals it was built from.
+    #[test]
+    fn the_shipped_form_reads_back_for_its_own_literals_only() {
+        let literals = ["sh ", "bash ", "curl", "url", "rl -", "", "a", "é"];
+        let built = Anchors::new(&literals);
+        let bytes = built.to_shipped(&literals);
+        let aligned: &'static [u32] = Box::leak(
+            bytes
+                .chunks(4)
+                .map(|w| {
+                    let mut word = [0u8; 4];
+                    word[..w.len()].copy_from_slice(w);
+                    u32::from_ne_bytes(word)
+                })
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+        );
+        // SAFETY: a `u32` slice read as its bytes, which are all initialised.
+        let aligned: &'static [u8] =
+            unsafe { std::slice::from_raw_parts(aligned.as_ptr().cast::<u8>(), bytes.len()) };
+        let mut shifted = vec![0u8];
+        shifted.extend(&bytes);
+        let misaligned: &'static [u8] = &Box::leak(shifted.into_boxed_slice())[1..];
+        let text = "run bash -c 'curl -sSL URL | sh ' now, é";
+        let want = {
+            let mut found = Vec::new();
+            built.for_each(text.as_bytes(), |start, literal| {
+                found.push((start, literal))
+            });
+            found
+        };
+        for (bytes, in_place) in [(aligned, true), (misaligned, false)] {
+            let read = Anchors::shipped(bytes, &literals).expect("reads back");
+            assert_eq!(
+                matches!(read.transitions, Cow::Borrowed(_)),
+                in_place && cfg!(target_endian = "little")
+            );
+            assert_eq!(read.to_shipped(&literals), built.to_shipped(&literals));
+            let mut found = Vec::new();
+            read.for_each(text.as_bytes(), |start, literal| {
+                found.push((start, literal))
+            });
+            assert_eq!(found, want);
+        }
+        let others = ["sh ", "bash ", "curl", "url", "rl -", "", "a", "è"];
+        assert!(
+            Anchors::shipped(aligned, &others).is_none(),
+            "other literals"
+        );
+        assert!(
+            Anchors::shipped(aligned, &literals[..7]).is_none(),
+            "fewer literals"
+        );
+        assert!(
+            Anchors::shipped(&aligned[..aligned.len() - 4], &literals).is_none(),
+            "cut short"
+        );
+        assert!(Anchors::shipped(b"", &literals).is_none());
+        assert!(
+            Anchors::shipped(&aligned[8..], &literals).is_none(),
+            "no magic"
+        );
+    }
+
+    /// A shipped table whose entries would lead a walk out of the table is refused,
+    /// whatever else in it is right.
+    #[test]
+    fn a_shipped_table_that_would_lead_out_of_bounds_is_refused() {
+        let literals = ["ab", "b", "ca"];
+        let built = Anchors::new(&literals);
+        let good = built.to_shipped(&literals);
+        let table_at = good.len()
+            - 4 * (built.transitions.len()
+                + 2 * built.output_ranges.len()
+                + built.outputs.len()
+                + built.lengths.len());
+        let leak = |bytes: Vec<u8>| -> &'static [u8] { Box::leak(bytes.into_boxed_slice()) };
+        assert!(Anchors::shipped(leak(good.clone()), &literals).is_some());
+        let patch = |at: usize, value: u32| {
+            let mut bytes = good.clone();
+            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            leak(bytes)
+        };
+        let stride = built.stride as u32;
+        let len = built.transitions.len() as u32;
+        for bad in [1, stride + 1, len, len - stride + 1, u32::MAX] {
+            assert!(
+                Anchors::shipped(patch(table_at, bad), &literals).is_none(),
+                "entry {bad}"
+            );
+        }
+        // A byte class past the stride.
+        let mut bytes = good.clone();
+        bytes[8 + 24 + usize::from(b'a')] = u8::try_from(stride).expect("small");
+        assert!(Anchors::shipped(leak(bytes), &literals).is_none(), "class");
+        // An output range past the outputs, and an output naming no literal.
+        let ranges_at = table_at + 4 * built.transitions.len();
+        let last_range = ranges_at + 8 * (built.output_ranges.len() - 1);
+        assert!(
+            Anchors::shipped(patch(last_range + 4, 1000), &literals).is_none(),
+            "range"
+        );
+        let outputs_at = ranges_at + 8 * built.output_ranges.len();
+        assert!(
+            Anchors::shipped(patch(outputs_at, 3), &literals).is_none(),
+            "output"
+        );
+        // The flag that lets a walk cut texts at line starts must match the literals.
+        let mut bytes = good.clone();
+        bytes[8 + 20] ^= 1;
+        assert!(Anchors::shipped(leak(bytes), &literals).is_none(), "flag");
+    }
+
     /// The invariant the search loop's unchecked lookup rests on.
     #[test]
     fn every_entry_names_a_state_with_a_full_row() {
@@ -604,7 +872,7 @@ mod tests {
             for (state, &(from, to)) in anchors.output_ranges.iter().enumerate() {
                 assert_eq!(state * anchors.stride >= anchors.first_ending, from != to);
             }
-            for &entry in &anchors.transitions {
+            for &entry in anchors.transitions.iter() {
                 let offset = entry as usize;
                 assert_eq!(offset % anchors.stride, 0);
                 assert!(offset + anchors.stride <= anchors.transitions.len());

@@ -147,7 +147,9 @@ impl Engine {
                 require_rules[at].push(index);
             }
         }
-        let anchors = Anchors::new(&literals);
+        // Built ahead of time unless the literals changed since (`make rule-dfas`).
+        let anchors = Anchors::shipped(prebuilt::anchors(), &literals)
+            .unwrap_or_else(|| Anchors::new(&literals));
         let regexes = rules.iter().map(|_| OnceLock::new()).collect();
         let requires = rules
             .iter()
@@ -861,6 +863,32 @@ mod tests {
             "lib/guard/rule-dfas.bin is stale ({} bytes, {} wanted): run `make rule-dfas`",
             shipped.len(),
             file.len()
+        );
+    }
+
+    /// The shipped anchor automaton is the one today's literals build, byte for byte, and
+    /// it is the one the engine uses. With HERMES_WRITE_RULE_DFAS set (`make rule-dfas`), the
+    /// test writes it instead.
+    #[test]
+    fn prebuilt_anchors_are_current() {
+        let literals = Engine::get().anchor_literals();
+        let file = Anchors::new(literals).to_shipped(literals);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/guard/anchors.bin");
+        if std::env::var_os("HERMES_WRITE_RULE_DFAS").is_some() {
+            std::fs::write(&path, &file).expect("anchors.bin written");
+            eprintln!("wrote {} bytes", file.len());
+            return;
+        }
+        let shipped = std::fs::read(&path).expect("anchors.bin read");
+        assert!(
+            shipped == file,
+            "lib/guard/anchors.bin is stale ({} bytes, {} wanted): run `make rule-dfas`",
+            shipped.len(),
+            file.len()
+        );
+        assert!(
+            Anchors::shipped(prebuilt::anchors(), literals).is_some(),
+            "the shipped automaton reads back"
         );
     }
 

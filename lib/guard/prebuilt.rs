@@ -40,6 +40,12 @@ static FILE: &Aligned<[u8]> = &Aligned {
     bytes: *include_bytes!("rule-dfas.bin"),
 };
 
+/// The anchor automaton, built ahead of time as well ([`super::anchors::Anchors::shipped`]).
+static ANCHORS_FILE: &Aligned<[u8]> = &Aligned {
+    _align: [],
+    bytes: *include_bytes!("anchors.bin"),
+};
+
 const MAGIC: &[u8; 8] = b"HRULEDFA";
 
 /// How the DFAs are built; part of every fingerprint, so changing it makes each entry stale.
@@ -83,22 +89,33 @@ impl Entry {
     }
 }
 
-/// The file, once [`enable`]d (always in tests).
-static ENABLED: OnceLock<&'static [u8]> = OnceLock::new();
+/// The files, once [`enable`]d (always in tests): the rules' DFAs, the anchor automaton.
+static ENABLED: OnceLock<(&'static [u8], &'static [u8])> = OnceLock::new();
 
-/// Makes the engine use the shipped DFAs. Only a call to this links them into a binary;
-/// it must come before the engine's first use (it is built once, with the DFAs there
-/// were then).
+/// Makes the engine use the shipped DFAs and anchor automaton. Only a call to this links
+/// them into a binary; it must come before the engine's first use (it is built once, with
+/// the files there were then).
 pub fn enable() {
-    ENABLED.get_or_init(|| &FILE.bytes);
+    ENABLED.get_or_init(|| (&FILE.bytes, &ANCHORS_FILE.bytes));
+}
+
+/// The files, if enabled.
+fn enabled() -> (&'static [u8], &'static [u8]) {
+    if cfg!(test) {
+        enable();
+    }
+    ENABLED.get().copied().unwrap_or_default()
 }
 
 /// For each catalogue rule, its current entry in the shipped file, if it is enabled.
 pub(super) fn entries(on_lowered: &[bool]) -> Vec<Option<Entry>> {
-    if cfg!(test) {
-        enable();
-    }
-    entries_in(ENABLED.get().copied().unwrap_or_default(), on_lowered)
+    entries_in(enabled().0, on_lowered)
+}
+
+/// The shipped anchor automaton (see [`super::anchors::Anchors::to_shipped`]), if enabled;
+/// whether it is that of today's literals is for the reader to check.
+pub(super) fn anchors() -> &'static [u8] {
+    enabled().1
 }
 
 fn entries_in(file: &'static [u8], on_lowered: &[bool]) -> Vec<Option<Entry>> {
