@@ -168,8 +168,11 @@ fn main() -> ExitCode {
                     .map_err(anyhow::Error::from)
             })
         };
-        let (done, problems) = outcome?;
-        let (mut results, rendered): (Vec<_>, Vec<_>) = done.into_iter().unzip();
+        let batch::Ran {
+            mut results,
+            finished: rendered,
+            problems,
+        } = outcome?;
         bar.finish_and_clear();
         // A scan that could not read what it was asked to scan has not passed, whatever
         // --fail-on and --quiet say: name every path, report nothing.
@@ -225,7 +228,12 @@ fn main() -> ExitCode {
             Vec::new()
         };
         print(&args, format, &results, &rendered, &summary, &judged)?;
-        Ok(exit_status(&args, &results))
+        let status = exit_status(&args, &results);
+        // The process ends here: the kernel takes back the heap at once, faster than every
+        // finding's strings are freed one by one (half a millisecond after 1,400 skills,
+        // with every other thread done).
+        std::mem::forget((results, rendered));
+        Ok(status)
     })
 }
 

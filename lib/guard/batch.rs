@@ -118,7 +118,7 @@ pub fn find_and_run<T: Send>(
     options: &RunOptions,
     found: &(dyn Fn() + Sync),
     finish: &(dyn Fn(&SkillResult) -> T + Sync),
-) -> Result<(Vec<(SkillResult, T)>, Problems), TargetError> {
+) -> Result<Ran<T>, TargetError> {
     // By the number each folder was found under: no path hashed or compared.
     let done: Mutex<Vec<Option<(SkillResult, T)>>> = Mutex::new(Vec::new());
     let walked = rayon::scope(|scope| {
@@ -139,7 +139,16 @@ pub fn find_and_run<T: Send>(
     });
     let (dirs, problems) = walked?;
     let done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
-    Ok((in_order(&dirs, done), problems))
+    Ok(in_order(&dirs, done, problems))
+}
+
+/// The skills' results in the order of [`targets`], what `finish` returned for each in the
+/// same order, and what the walk could not do.
+#[derive(Debug)]
+pub struct Ran<T> {
+    pub results: Vec<SkillResult>,
+    pub finished: Vec<T>,
+    pub problems: Problems,
 }
 
 /// [`find_and_run`] on the calling thread: each skill scanned as the walk hands it over.
@@ -148,7 +157,7 @@ pub fn find_and_run_here<T>(
     options: &RunOptions,
     found: &dyn Fn(),
     finish: &dyn Fn(&SkillResult) -> T,
-) -> Result<(Vec<(SkillResult, T)>, Problems), TargetError> {
+) -> Result<Ran<T>, TargetError> {
     let mut done: Vec<Option<(SkillResult, T)>> = Vec::new();
     let (dirs, problems) = targets_with(paths, &mut |number, dir, listing| {
         found();
@@ -157,14 +166,30 @@ pub fn find_and_run_here<T>(
         let finished = finish(&result);
         done.push(Some((result, finished)));
     })?;
-    Ok((in_order(&dirs, done), problems))
+    Ok(in_order(&dirs, done, problems))
 }
 
-/// The results, by the number each folder was found under, in the order of `dirs`.
-fn in_order<R>(dirs: &[(usize, PathBuf)], mut done: Vec<Option<R>>) -> Vec<R> {
-    dirs.iter()
-        .filter_map(|&(number, _)| done.get_mut(number)?.take())
-        .collect()
+/// The results, by the number each folder was found under, in the order of `dirs`: moved
+/// once each, straight into the two lists the caller keeps (a result is some 250 bytes,
+/// and this runs after the last skill, while the other threads have nothing to do).
+fn in_order<T>(
+    dirs: &[(usize, PathBuf)],
+    mut done: Vec<Option<(SkillResult, T)>>,
+    problems: Problems,
+) -> Ran<T> {
+    let mut results = Vec::with_capacity(dirs.len());
+    let mut finished = Vec::with_capacity(dirs.len());
+    for &(number, _) in dirs {
+        if let Some((result, kept)) = done.get_mut(number).and_then(Option::take) {
+            results.push(result);
+            finished.push(kept);
+        }
+    }
+    Ran {
+        results,
+        finished,
+        problems,
+    }
 }
 
 /// What a walk could not do.
