@@ -849,18 +849,25 @@ mod tests {
     #[test]
     fn prebuilt_dfas_are_current() {
         let engine = Engine::get();
-        let started = std::time::Instant::now();
         let file = prebuilt::generate::file(|i| engine.hir(i).cloned(), &engine.on_lowered);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/guard/rule-dfas.bin");
+        write_or_compare("rule-dfas.bin", &file);
+    }
+
+    /// With HERMES_WRITE_RULE_DFAS set (`make rule-dfas`), writes `lib/guard/{name}`;
+    /// otherwise checks that the file there holds `file` (a built-ahead file is stale).
+    fn write_or_compare(name: &str, file: &[u8]) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("lib/guard")
+            .join(name);
         if std::env::var_os("HERMES_WRITE_RULE_DFAS").is_some() {
-            std::fs::write(&path, &file).expect("rule-dfas.bin written");
-            eprintln!("wrote {} bytes in {:?}", file.len(), started.elapsed());
+            std::fs::write(&path, file).expect("file written");
+            eprintln!("wrote {} bytes to {}", file.len(), path.display());
             return;
         }
-        let shipped = std::fs::read(&path).expect("rule-dfas.bin read");
+        let shipped = std::fs::read(&path).expect("file read");
         assert!(
             shipped == file,
-            "lib/guard/rule-dfas.bin is stale ({} bytes, {} wanted): run `make rule-dfas`",
+            "lib/guard/{name} is stale ({} bytes, {} wanted): run `make rule-dfas`",
             shipped.len(),
             file.len()
         );
@@ -872,24 +879,13 @@ mod tests {
     #[test]
     fn prebuilt_anchors_are_current() {
         let literals = Engine::get().anchor_literals();
-        let file = Anchors::new(literals).to_shipped(literals);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lib/guard/anchors.bin");
-        if std::env::var_os("HERMES_WRITE_RULE_DFAS").is_some() {
-            std::fs::write(&path, &file).expect("anchors.bin written");
-            eprintln!("wrote {} bytes", file.len());
-            return;
+        write_or_compare("anchors.bin", &Anchors::new(literals).to_shipped(literals));
+        if std::env::var_os("HERMES_WRITE_RULE_DFAS").is_none() {
+            assert!(
+                Anchors::shipped(prebuilt::anchors(), literals).is_some(),
+                "the shipped automaton reads back"
+            );
         }
-        let shipped = std::fs::read(&path).expect("anchors.bin read");
-        assert!(
-            shipped == file,
-            "lib/guard/anchors.bin is stale ({} bytes, {} wanted): run `make rule-dfas`",
-            shipped.len(),
-            file.len()
-        );
-        assert!(
-            Anchors::shipped(prebuilt::anchors(), literals).is_some(),
-            "the shipped automaton reads back"
-        );
     }
 
     /// Every entry of the shipped file is current (its fingerprint matches its rule) and its
