@@ -44,7 +44,9 @@ pub fn check(text: &str, lines: &Lines) -> Vec<UnicodeHit> {
         let width = utf8_width(b);
         // Most non-ASCII text (accents, CJK, emoji, dashes) can hold nothing of interest:
         // skip it by its lead byte without decoding.
-        if b >= 0x80 && !interesting_lead(b) {
+        if b >= 0x80 && !interesting_lead(b)
+            || b == 0xE2 && !interesting_after_e2(bytes.get(at + 1..at + 3))
+        {
             at += width;
             continue;
         }
@@ -72,6 +74,17 @@ fn utf8_width(lead: u8) -> usize {
         0xF0..=0xF7 => 4,
         _ => 1,
     }
+}
+
+/// Whether the two bytes after an E2 lead make one of the U+2xxx characters [`classify`]
+/// looks at: U+200B–U+200F, U+202A–U+202E, U+2060–U+2064 and U+2066–U+2069. Dashes, quotes,
+/// bullets, arrows, box drawing and check marks share that lead and are most of the
+/// non-ASCII text of skills: decoding each (and its neighbours) was most of this pass.
+fn interesting_after_e2(next: Option<&[u8]>) -> bool {
+    matches!(
+        next,
+        Some([0x80, 0x8B..=0x8F | 0xAA..=0xAE] | [0x81, 0xA0..=0xA4 | 0xA6..=0xA9])
+    )
 }
 
 /// Lead bytes of the characters [`classify`] and [`is_confusable`] look at: C1 controls
@@ -547,5 +560,47 @@ mod tests {
             out,
             vec![(0, ids::TERMINAL_ESCAPE, "U+001B ESCAPE".to_string())]
         );
+    }
+
+    /// The skip by the bytes after an E2 lead passes over no character of U+2000–U+2FFF
+    /// that a rule would name, whatever stands beside it (right-to-left and joining
+    /// scripts, emoji, ideographs, nothing).
+    #[test]
+    fn the_e2_skip_passes_over_nothing_a_rule_names() {
+        let neighbours = [
+            None,
+            Some('a'),
+            Some('\u{05d0}'),
+            Some('\u{0915}'),
+            Some('\u{1f600}'),
+            Some('\u{2600}'),
+            Some('\u{4e00}'),
+            Some('\u{fe00}'),
+        ];
+        let mut named = 0;
+        for code in 0x2000..=0x2FFFu32 {
+            let Some(c) = char::from_u32(code) else {
+                continue;
+            };
+            let mut utf8 = [0u8; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            assert_eq!(bytes[0], 0xE2);
+            let looked_at = interesting_after_e2(bytes.get(1..3));
+            let would_name = neighbours.iter().any(|&prev| {
+                neighbours
+                    .iter()
+                    .any(|&next| classify(c, 5, prev, next).is_some())
+            }) || is_confusable(c);
+            assert!(looked_at || !would_name, "U+{code:04X} skipped but named");
+            named += usize::from(would_name);
+        }
+        assert_eq!(
+            named, 19,
+            "the zero-width, bidi and invisible operators of U+2xxx"
+        );
+        // In a text, among dashes, arrows and box drawing.
+        let text = "a \u{2014} b \u{2192} \u{251c}\u{2500} c\u{200b}d \u{2705} e\u{2066}f";
+        let found: Vec<_> = run(text).into_iter().map(|(_, rule, _)| rule).collect();
+        assert_eq!(found, vec![ids::BIDI_CONTROL, ids::ZERO_WIDTH]);
     }
 }
