@@ -40,6 +40,8 @@ pub mod sarif;
 pub mod scan;
 pub mod structure;
 pub mod suppress;
+#[cfg(test)]
+mod testing;
 pub mod unicode;
 pub mod write_guard;
 

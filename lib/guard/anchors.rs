@@ -672,6 +672,7 @@ impl Anchors {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::guard::testing::XorShift;
 
     fn naive(literals: &[&str], text: &str) -> Vec<(usize, usize)> {
         let lower = text.to_ascii_lowercase();
@@ -728,14 +729,11 @@ mod tests {
             "ab", "abab", "ba", "bab", "aab", "b", "caa", "AbC", "cc", "abcab", "-e ", "e -",
         ];
         let alphabet = b"abcABC -e\n\xc3\xa9";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = XorShift::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..400 {
             let mut text = Vec::new();
             for _ in 0..40 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                text.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+                text.push(random.pick(alphabet));
             }
             let text = String::from_utf8_lossy(&text).into_owned();
             assert_eq!(ours(&literals, &text), naive(&literals, &text), "{text:?}");
@@ -894,7 +892,7 @@ mod tests {
             "ab", "abab", "ba", "bab", "aab", "b", "caa", "AbC", "cc", "e -",
         ];
         let anchors = Anchors::new(&literals);
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut random = XorShift::new(0x2545_f491_4f6c_dd1d);
         let lengths = [
             0, 1, 255, 511, 512, 513, 1023, 1024, 2047, 4097, 9000, 20_000,
         ];
@@ -903,9 +901,7 @@ mod tests {
             for length in lengths {
                 let mut text = Vec::new();
                 for _ in 0..length {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
+                    let seed = random.next();
                     let alphabet = b"abcABC -e";
                     text.push(if seed.is_multiple_of(newline_in) {
                         b'\n'
