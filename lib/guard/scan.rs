@@ -171,7 +171,6 @@ pub fn scan_bundle(name: &str, files: &[BundleFile<'_>], options: &ScanOptions) 
     for file in sorted {
         let entry = FileEntry {
             rel: file.rel.to_string(),
-            path: PathBuf::from(file.rel),
             size: file.bytes.len() as u64,
             executable: file.executable,
         };

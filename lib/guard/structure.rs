@@ -30,11 +30,11 @@ const DOCUMENT_ZIPS: &[&str] = &[
     "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "key", "pages", "numbers", "vsix",
 ];
 
-/// A regular file of the skill, to be read and scanned.
+/// A regular file of the skill, to be read and scanned (read from the file [`open_each`]
+/// opened, or handed over in memory: no path needed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileEntry {
     pub rel: String,
-    pub path: PathBuf,
     pub size: u64,
     pub executable: bool,
 }
@@ -195,7 +195,6 @@ pub fn open_each(
         }
         let entry = FileEntry {
             rel,
-            path,
             size: meta.len(),
             executable: meta.permissions().mode() & 0o111 != 0,
         };
