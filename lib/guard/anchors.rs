@@ -14,6 +14,8 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
+use super::prebuilt::{skip_padding, take_u32};
+
 /// Bytes in about the order of how often they occur in skills (English prose, and shell and
 /// code in Markdown), the most frequent first. Classes are numbered in this order, so the
 /// entries a walk reads most sit together at the start of each state's row: a row is some
@@ -288,9 +290,7 @@ impl Anchors {
         let mut rest = bytes.strip_prefix(SHIPPED_MAGIC.as_slice())?;
         let mut header = [0usize; 6];
         for field in &mut header {
-            let (word, after) = rest.split_first_chunk::<4>()?;
-            *field = usize::try_from(u32::from_le_bytes(*word)).ok()?;
-            rest = after;
+            (*field, rest) = take_u32(rest)?;
         }
         let [count, stride, states, first_ending, output_count, flags] = header;
         let (classes, mut rest) = rest.split_first_chunk::<256>()?;
@@ -298,16 +298,14 @@ impl Anchors {
             return None;
         }
         for literal in literals {
-            let (length, after) = rest.split_first_chunk::<4>()?;
-            let length = usize::try_from(u32::from_le_bytes(*length)).ok()?;
+            let (length, after) = take_u32(rest)?;
             let (stored, after) = after.split_at_checked(length)?;
             if stored != literal.as_ref() {
                 return None;
             }
             rest = after;
         }
-        let read = bytes.len() - rest.len();
-        rest = rest.get(read.next_multiple_of(4) - read..)?;
+        rest = skip_padding(rest, bytes.as_ptr() as usize)?;
         let table_len = states.checked_mul(stride)?;
         let (table, rest) = rest.split_at_checked(table_len.checked_mul(4)?)?;
         let words = |bytes: &[u8]| -> Vec<u32> {

@@ -183,7 +183,9 @@ fn read_entry(
     ))
 }
 
-fn take_u32(bytes: &[u8]) -> Option<(usize, &[u8])> {
+/// A little-endian `u32` off the front of `bytes`, and the rest (also read by
+/// [`super::anchors::Anchors::shipped`]).
+pub(super) fn take_u32(bytes: &[u8]) -> Option<(usize, &[u8])> {
     let (head, rest) = bytes.split_first_chunk::<4>()?;
     Some((usize::try_from(u32::from_le_bytes(*head)).ok()?, rest))
 }
@@ -192,8 +194,9 @@ fn take(bytes: &[u8], len: usize) -> Option<(&[u8], &[u8])> {
     (len <= bytes.len()).then(|| bytes.split_at(len))
 }
 
-/// `bytes` from the next offset in the file that is a multiple of four.
-fn skip_padding(bytes: &[u8], base: usize) -> Option<&[u8]> {
+/// `bytes` from the next offset in the file that is a multiple of four (`base`: the file's
+/// address; also used by [`super::anchors::Anchors::shipped`]).
+pub(super) fn skip_padding(bytes: &[u8], base: usize) -> Option<&[u8]> {
     let offset = (bytes.as_ptr() as usize).wrapping_sub(base);
     bytes.get(padding(offset)..)
 }
