@@ -35,6 +35,7 @@ pub mod policy;
 pub mod positions;
 pub mod prebuilt;
 pub mod report;
+pub mod required;
 pub mod rule;
 pub mod sarif;
 pub mod scan;

@@ -27,6 +27,7 @@ use super::catalogue;
 use super::lines::Lines;
 use super::lowered::{self, folds_on_lowered_text};
 use super::prebuilt::{self, PrebuiltRegex};
+use super::required::Required;
 use super::rule::{Candidate, Detect, Gate, Rule, Shape};
 
 /// A rule's match on one line, after its gate.
@@ -78,6 +79,8 @@ pub struct Engine {
     /// The anchor automaton finds them in the same pass as the anchors; these copies serve
     /// the rare lines that reach a rule another way.
     requires: Vec<Vec<String>>,
+    /// What every match of each pattern rule holds beyond its anchors, built on first use.
+    required: Vec<OnceLock<Option<Required>>>,
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::build);
@@ -175,7 +178,20 @@ impl Engine {
             on_lowered,
             runs: rules.iter().map(|_| AtomicU32::new(0)).collect(),
             requires,
+            required: rules.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// Whether `lowered` (a line, lower-cased) holds what every match of a pattern rule
+    /// holds.
+    fn may_match(&self, index: usize, lowered: &[u8]) -> bool {
+        let required = self.required[index].get_or_init(|| {
+            let Detect::Pattern { anchors, .. } = catalogue::rules()[index].detect else {
+                return None;
+            };
+            Required::of(self.hir(index)?, anchors)
+        });
+        required.as_ref().is_none_or(|r| r.met_by(lowered))
     }
 
     /// The automaton of a pattern rule.
@@ -408,12 +424,20 @@ impl Engine {
         line: usize,
     ) -> Option<Hit> {
         let line_text = lines.text(text, line);
-        let lowered;
-        let haystack = if self.on_lowered[index] {
-            lowered = line_text.to_ascii_lowercase();
-            lowered.as_bytes()
-        } else {
-            line_text.as_bytes()
+        let lazy = self.prebuilt[index].is_none();
+        let lowered = (self.on_lowered[index] || lazy).then(|| line_text.to_ascii_lowercase());
+        // A lazy automaton costs most of a microsecond on a line it has not seen: first
+        // make sure the line holds the other words a match needs. A prebuilt one costs
+        // about what the check would.
+        if lazy
+            && let Some(lowered) = &lowered
+            && !self.may_match(index, lowered.as_bytes())
+        {
+            return None;
+        }
+        let haystack = match &lowered {
+            Some(lowered) if self.on_lowered[index] => lowered.as_bytes(),
+            _ => line_text.as_bytes(),
         };
         if line_text.len() <= SHORT_LINE
             && self.prebuilt[index].is_none()
@@ -727,6 +751,82 @@ pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every text a rule's automaton matches holds what [`Required`] says each of its
+    /// matches holds. Checked for every pattern rule (lazy or not: the derivation is the
+    /// same) on its examples and on thousands of variants of them (words dropped or
+    /// repeated, letters upper-cased, other rules' words mixed in), so that a condition
+    /// ruling out a real match cannot go unnoticed.
+    #[test]
+    fn required_literals_are_in_every_match() {
+        use crate::guard::testing::XorShift;
+        let engine = Engine::get();
+        let rules = catalogue::rules();
+        let words: Vec<&str> = rules
+            .iter()
+            .flat_map(|r| r.examples.iter().chain(r.clean))
+            .flat_map(|e| e.split_whitespace())
+            .collect();
+        let mut random = XorShift::new(0x005e_ed0f_117e_4a15);
+        let (mut matched, mut checked) = (0, 0);
+        for (index, rule) in rules.iter().enumerate() {
+            let Detect::Pattern {
+                pattern,
+                case_sensitive,
+                ..
+            } = rule.detect
+            else {
+                continue;
+            };
+            let (Some(hir), Ok(regex)) = (engine.hir(index), compile(pattern, case_sensitive))
+            else {
+                continue;
+            };
+            let Some(required) = Required::of(hir, &[] as &[&str]) else {
+                continue;
+            };
+            checked += 1;
+            for example in rule.examples {
+                for variant in 0..300 {
+                    let text = match variant {
+                        0 => example.to_string(),
+                        1 => example.to_ascii_uppercase(),
+                        _ => {
+                            let mut out: Vec<String> = Vec::new();
+                            for word in example.split(' ') {
+                                let other = words[random.next() as usize % words.len()];
+                                let chosen: &[&str] = match random.next() % 10 {
+                                    0 => &[],
+                                    1 => &[word, word],
+                                    2 => &[word, other],
+                                    3 => &[other, word],
+                                    _ => &[word],
+                                };
+                                for w in chosen {
+                                    out.push(match random.next() % 7 {
+                                        0 => w.to_ascii_uppercase(),
+                                        _ => w.to_string(),
+                                    });
+                                }
+                            }
+                            out.join(" ")
+                        }
+                    };
+                    if regex.is_match(text.as_bytes()) {
+                        matched += 1;
+                        assert!(
+                            required.met_by(text.to_ascii_lowercase().as_bytes()),
+                            "{}: {text:?} matches, but lacks {}",
+                            rule.id,
+                            required.describe()
+                        );
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} rules have conditions");
+        assert!(matched > 50_000, "{matched} matching texts checked");
+    }
 
     /// The catalogue's anchor automaton finds what a general-purpose overlapping
     /// Aho-Corasick search finds, on a line of many rules and on the repository's sample
