@@ -108,7 +108,7 @@ impl Required {
     pub fn of<S: AsRef<[u8]>>(hir: &Hir, known: &[S]) -> Option<Required> {
         let mut literals = Vec::new();
         let need = need(hir, &mut literals);
-        let (need, literals) = renumbered(simplified(need, &literals), &literals);
+        let (need, literals) = renumbered(cheapest_first(simplified(need, &literals)), &literals);
         if literals.len() > MOST_LITERALS {
             return None;
         }
@@ -206,6 +206,29 @@ fn simplified(need: Need, literals: &[Vec<u8>]) -> Need {
                 .collect();
             Need::any(kept)
         }
+    }
+}
+
+/// `need` with the parts of each conjunction and choice in order of how many literals they
+/// name, fewest first: a conjunction stops at its first unmet part and a choice at its first
+/// met one, and a single literal settles either with one search where a choice of six takes
+/// up to six.
+fn cheapest_first(need: Need) -> Need {
+    fn size(need: &Need) -> usize {
+        match need {
+            Need::Literal(_) => 1,
+            Need::All(needs) | Need::Any(needs) => needs.iter().map(size).sum(),
+        }
+    }
+    let ordered = |needs: Vec<Need>| {
+        let mut needs: Vec<Need> = needs.into_iter().map(cheapest_first).collect();
+        needs.sort_by_key(size);
+        needs
+    };
+    match need {
+        Need::Literal(_) => need,
+        Need::All(needs) => Need::All(ordered(needs)),
+        Need::Any(needs) => Need::Any(ordered(needs)),
     }
 }
 
@@ -400,13 +423,14 @@ mod tests {
             // Words apart from each other are each needed; case folding is undone.
             (r"\bcurl\s+[^\n]*\|\s*sh\b", Some(r#""curl" & "sh""#)),
             // A choice is a choice; a word holding another is met whenever the other is.
+            // Parts that name fewer literals come first: they settle the answer sooner.
             (
                 r"(?:nc|ncat|netcat)\s+-e",
-                Some(r#"("nc" | "netcat") & "-e""#),
+                Some(r#""-e" & ("nc" | "netcat")"#),
             ),
             (
                 r"(?:every|all)\s+commands?|never\s+ask",
-                Some(r#"(("every" | "all") & "command") | ("never" & "ask")"#),
+                Some(r#"("never" & "ask") | ("command" & ("every" | "all"))"#),
             ),
             // Options spelled out, within what a concatenation follows.
             (r"pre-?approved", Some(r#""pre-approved" | "preapproved""#)),
