@@ -19,7 +19,7 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::iter::Searcher;
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Input, Match};
+use regex_automata::{Anchored, Input, Match};
 use regex_syntax::hir::Hir;
 
 use super::anchors::Anchors;
@@ -29,6 +29,7 @@ use super::lowered::{self, folds_on_lowered_text};
 use super::prebuilt::{self, PrebuiltRegex};
 use super::required::Required;
 use super::rule::{Candidate, Detect, Gate, Rule, Shape};
+use super::starts::Starts;
 
 /// A rule's match on one line, after its gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,9 +199,11 @@ impl Engine {
     fn regex(&self, index: usize) -> Option<&Automaton> {
         self.regexes[index]
             .get_or_init(|| {
-                compile_hir(self.hir(index)?).ok().map(|regex| Automaton {
+                let hir = self.hir(index)?;
+                compile_hir(hir).ok().map(|regex| Automaton {
                     regex,
                     shared: Mutex::new(None),
+                    starts: Starts::of(hir),
                 })
             })
             .as_ref()
@@ -662,19 +665,52 @@ const BACKTRACK_FIRST: u32 = 4;
 struct Automaton {
     regex: Regex,
     shared: Mutex<Option<meta::Cache>>,
+    /// The literals every match begins with, when there are few: searches then start only
+    /// where one occurs, anchored there (see [`Starts`]).
+    starts: Option<Starts>,
 }
 
 impl Automaton {
     /// Calls `f` on each match in `haystack`, leftmost first, until it returns `Some`.
-    fn find_map<T>(&self, haystack: &[u8], mut f: impl FnMut(Match) -> Option<T>) -> Option<T> {
+    fn find_map<T>(&self, haystack: &[u8], f: impl FnMut(Match) -> Option<T>) -> Option<T> {
         let Ok(mut shared) = self.shared.try_lock() else {
-            return self.regex.find_iter(haystack).find_map(f);
+            // Another thread has the shared cache: the regex's own pool lends one.
+            return self.each_match(haystack, |input| self.regex.search(input), f);
         };
         let cache = shared.get_or_insert_with(|| self.regex.create_cache());
-        let mut matches = Searcher::new(Input::new(haystack));
-        while let Some(m) = matches.advance(|input| Ok(self.regex.search_with(cache, input))) {
-            if let Some(found) = f(m) {
-                return Some(found);
+        self.each_match(haystack, |input| self.regex.search_with(cache, input), f)
+    }
+
+    /// The matches `search` finds in `haystack`, leftmost first and not overlapping, handed
+    /// to `f` until it returns `Some`.
+    fn each_match<T>(
+        &self,
+        haystack: &[u8],
+        mut search: impl FnMut(&Input<'_>) -> Option<Match>,
+        mut f: impl FnMut(Match) -> Option<T>,
+    ) -> Option<T> {
+        let Some(starts) = &self.starts else {
+            let mut matches = Searcher::new(Input::new(haystack));
+            while let Some(m) = matches.advance(|input| Ok(search(input))) {
+                if let Some(found) = f(m) {
+                    return Some(found);
+                }
+            }
+            return None;
+        };
+        // The next match is the first found anchored at a place a first literal occurs, from
+        // the end of the last one on; look-behind still sees the bytes before each place.
+        let mut from = 0;
+        while let Some(at) = starts.in_text(haystack, from).next() {
+            let input = Input::new(haystack)
+                .span(at..haystack.len())
+                .anchored(Anchored::Yes);
+            from = at + 1;
+            if let Some(m) = search(&input) {
+                if let Some(found) = f(m) {
+                    return Some(found);
+                }
+                from = from.max(m.end());
             }
         }
         None
@@ -752,15 +788,11 @@ pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<
 mod tests {
     use super::*;
 
-    /// Every text a rule's automaton matches holds what [`Required`] says each of its
-    /// matches holds. Checked for every pattern rule (lazy or not: the derivation is the
-    /// same) on its examples and on thousands of variants of them (words dropped or
-    /// repeated, letters upper-cased, other rules' words mixed in), so that a condition
-    /// ruling out a real match cannot go unnoticed.
-    #[test]
-    fn required_literals_are_in_every_match() {
+    /// For each rule (by index), its examples and, for each, 299 variants of it (words
+    /// dropped or repeated, letters upper-cased, words of other rules' examples mixed in):
+    /// texts near what the rule matches, some matching and some not.
+    fn example_variants() -> Vec<(usize, Vec<String>)> {
         use crate::guard::testing::XorShift;
-        let engine = Engine::get();
         let rules = catalogue::rules();
         let words: Vec<&str> = rules
             .iter()
@@ -768,8 +800,49 @@ mod tests {
             .flat_map(|e| e.split_whitespace())
             .collect();
         let mut random = XorShift::new(0x005e_ed0f_117e_4a15);
-        let (mut matched, mut checked) = (0, 0);
+        let mut all = Vec::new();
         for (index, rule) in rules.iter().enumerate() {
+            let mut texts = Vec::new();
+            for example in rule.examples {
+                texts.push(example.to_string());
+                texts.push(example.to_ascii_uppercase());
+                for _ in 2..300 {
+                    let mut out: Vec<String> = Vec::new();
+                    for word in example.split(' ') {
+                        let other = words[random.next() as usize % words.len()];
+                        let chosen: &[&str] = match random.next() % 10 {
+                            0 => &[],
+                            1 => &[word, word],
+                            2 => &[word, other],
+                            3 => &[other, word],
+                            _ => &[word],
+                        };
+                        for w in chosen {
+                            out.push(match random.next() % 7 {
+                                0 => w.to_ascii_uppercase(),
+                                _ => w.to_string(),
+                            });
+                        }
+                    }
+                    texts.push(out.join(" "));
+                }
+            }
+            all.push((index, texts));
+        }
+        all
+    }
+
+    /// Every text a rule's automaton matches holds what [`Required`] says each of its
+    /// matches holds. Checked for every pattern rule (lazy or not: the derivation is the
+    /// same) on [`example_variants`], so that a condition ruling out a real match cannot go
+    /// unnoticed.
+    #[test]
+    fn required_literals_are_in_every_match() {
+        let engine = Engine::get();
+        let rules = catalogue::rules();
+        let (mut checked, mut matched) = (0, 0);
+        for (index, texts) in example_variants() {
+            let rule = &rules[index];
             let Detect::Pattern {
                 pattern,
                 case_sensitive,
@@ -786,46 +859,57 @@ mod tests {
                 continue;
             };
             checked += 1;
-            for example in rule.examples {
-                for variant in 0..300 {
-                    let text = match variant {
-                        0 => example.to_string(),
-                        1 => example.to_ascii_uppercase(),
-                        _ => {
-                            let mut out: Vec<String> = Vec::new();
-                            for word in example.split(' ') {
-                                let other = words[random.next() as usize % words.len()];
-                                let chosen: &[&str] = match random.next() % 10 {
-                                    0 => &[],
-                                    1 => &[word, word],
-                                    2 => &[word, other],
-                                    3 => &[other, word],
-                                    _ => &[word],
-                                };
-                                for w in chosen {
-                                    out.push(match random.next() % 7 {
-                                        0 => w.to_ascii_uppercase(),
-                                        _ => w.to_string(),
-                                    });
-                                }
-                            }
-                            out.join(" ")
-                        }
-                    };
-                    if regex.is_match(text.as_bytes()) {
-                        matched += 1;
-                        assert!(
-                            required.met_by(text.to_ascii_lowercase().as_bytes()),
-                            "{}: {text:?} matches, but lacks {}",
-                            rule.id,
-                            required.describe()
-                        );
-                    }
-                }
+            for text in texts.iter().filter(|t| regex.is_match(t.as_bytes())) {
+                matched += 1;
+                assert!(
+                    required.met_by(text.to_ascii_lowercase().as_bytes()),
+                    "{}: {text:?} matches, but lacks {}",
+                    rule.id,
+                    required.describe()
+                );
             }
         }
         assert!(checked > 100, "{checked} rules have conditions");
         assert!(matched > 50_000, "{matched} matching texts checked");
+    }
+
+    /// A rule's lazy automaton searching anchored where its first literals occur
+    /// ([`Starts`]) finds exactly the matches, in order, that an unanchored search finds:
+    /// checked for every pattern rule with first literals on [`example_variants`].
+    #[test]
+    fn searches_from_first_literals_find_every_match() {
+        let engine = Engine::get();
+        let (mut checked, mut matches) = (0, 0);
+        for (index, texts) in example_variants() {
+            let Some(hir) = engine.hir(index) else {
+                continue;
+            };
+            let (Some(starts), Ok(regex)) = (Starts::of(hir), compile_hir(hir)) else {
+                continue;
+            };
+            checked += 1;
+            let automaton = Automaton {
+                regex,
+                shared: Mutex::new(None),
+                starts: Some(starts),
+            };
+            for text in texts {
+                let haystack = match engine.on_lowered[index] {
+                    true => text.to_ascii_lowercase(),
+                    false => text,
+                };
+                let want: Vec<Match> = automaton.regex.find_iter(haystack.as_bytes()).collect();
+                let mut got = Vec::new();
+                automaton.find_map(haystack.as_bytes(), |m| {
+                    got.push(m);
+                    None::<()>
+                });
+                assert_eq!(got, want, "{}: {haystack:?}", catalogue::rules()[index].id);
+                matches += want.len();
+            }
+        }
+        assert!(checked > 30, "{checked} rules have first literals");
+        assert!(matches > 50_000, "{matches} matches compared");
     }
 
     /// The catalogue's anchor automaton finds what a general-purpose overlapping
