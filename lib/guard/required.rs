@@ -186,26 +186,25 @@ fn simplified(need: Need, literals: &[Vec<u8>]) -> Need {
         (Need::Literal(a), Need::Literal(b)) => a != b && contains(&literals[*a], &literals[*b]),
         _ => false,
     };
+    // The parts simplified, without those that hold another part (`drop_longer`) or that
+    // another part holds.
+    let parts = |needs: Vec<Need>, drop_longer: bool| -> Vec<Need> {
+        let needs: Vec<Need> = needs.into_iter().map(|n| simplified(n, literals)).collect();
+        needs
+            .iter()
+            .filter(|n| {
+                !needs.iter().any(|other| match drop_longer {
+                    true => holds(n, other),
+                    false => holds(other, n),
+                })
+            })
+            .cloned()
+            .collect()
+    };
     match need {
         Need::Literal(_) => need,
-        Need::All(needs) => {
-            let needs: Vec<Need> = needs.into_iter().map(|n| simplified(n, literals)).collect();
-            let kept = needs
-                .iter()
-                .filter(|n| !needs.iter().any(|longer| holds(longer, n)))
-                .cloned()
-                .collect();
-            Need::all(kept)
-        }
-        Need::Any(needs) => {
-            let needs: Vec<Need> = needs.into_iter().map(|n| simplified(n, literals)).collect();
-            let kept = needs
-                .iter()
-                .filter(|n| !needs.iter().any(|shorter| holds(n, shorter)))
-                .cloned()
-                .collect();
-            Need::any(kept)
-        }
+        Need::All(needs) => Need::all(parts(needs, false)),
+        Need::Any(needs) => Need::any(parts(needs, true)),
     }
 }
 
