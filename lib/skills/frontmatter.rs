@@ -2,17 +2,35 @@
 //! `parse_frontmatter` does (YAML 1.1, naive `key: value` fallback on a YAML error), plus the
 //! facts a linter needs to explain what Hermes will make of it.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::limits::MAX_DESCRIPTION_CHARS;
 use crate::yaml::{self, Mapping, Trap, Value, YamlError};
 
-/// The closing fence: Python's `\n---\s*\n`, where `\s` also matches the ASCII separator
-/// controls U+001C-U+001F that Rust's `\s` does not.
-static CLOSING_FENCE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\n---[\s\x1c-\x1f]*\n").expect("static regex"));
+/// The closing fence in `text`, as the byte range Python's `\n---\s*\n` matches first: a
+/// newline, three hyphens, then a run of whitespace (Unicode's, plus the ASCII separator
+/// controls U+001C-U+001F that Python's `\s` also matches) up to its last newline, the
+/// `*` being greedy. Hand-written rather than a regex: every scan and listing reads each
+/// SKILL.md's fences, and building and running a Unicode regex cost more than the search.
+fn closing_fence(text: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(&text.as_bytes()[from..], b"\n---") {
+        let start = from + found;
+        let after = start + 4;
+        let mut end = None;
+        for (at, c) in text[after..].char_indices() {
+            if !(c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)) {
+                break;
+            }
+            if c == '\n' {
+                end = Some(after + at + 1);
+            }
+        }
+        if let Some(end) = end {
+            return Some((start, end));
+        }
+        from = start + 1;
+    }
+    None
+}
 
 /// Where the frontmatter and the body are in a SKILL.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +95,9 @@ impl Frontmatter<'_> {
 pub fn fences(text: &str) -> Option<Fences<'_>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let after_open = text.strip_prefix("---")?;
-    let close = CLOSING_FENCE.find(after_open)?;
-    let yaml = &after_open[..close.start()];
-    let body = &after_open[close.end()..];
+    let (close_start, close_end) = closing_fence(after_open)?;
+    let yaml = &after_open[..close_start];
+    let body = &after_open[close_end..];
     let consumed = &text[..text.len() - body.len()];
     Some(Fences {
         yaml,
@@ -463,6 +481,36 @@ pub fn validate_for_write(content: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hand-written closing fence finds what the regex it replaces (Python's pattern,
+    /// with the separator controls Rust's `\s` lacks) finds, on texts made of the pieces that
+    /// matter: newlines, hyphens, ASCII, Unicode and separator-control whitespace, letters.
+    #[test]
+    fn the_closing_fence_is_the_regexs() {
+        let regex = regex::Regex::new(r"\n---[\s\x1c-\x1f]*\n").expect("regex");
+        let pieces = [
+            "\n", "\n", "\n---", "\n---", "-", "---", " ", "\t", "\r", "\u{a0}", "\u{2028}",
+            "\u{1c}", "\u{85}", "x", "é",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let length = 1 + next() % 14;
+            let text: String = (0..length)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let want = regex.find(&text).map(|m| (m.start(), m.end()));
+            assert_eq!(closing_fence(&text), want, "{text:?}");
+            found += usize::from(want.is_some());
+        }
+        assert!(found > 5_000, "{found} texts with a fence");
+    }
 
     /// The shortcut answers as the parser does, on frontmatter built to trip it: every way a
     /// `name` line can mean something else, or be overridden by another line.
