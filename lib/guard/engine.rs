@@ -784,6 +784,15 @@ pub(crate) fn compile(pattern: &str, case_sensitive: bool) -> Result<Regex, Box<
         .map_err(Box::new)
 }
 
+/// [`compile`] a case-insensitive pattern for lower-cased text (see [`lowered`]): `None`
+/// when it has no lowered form, and it must then be compiled case-folded.
+pub(crate) fn compile_for_lowered_text(pattern: &str) -> Option<Regex> {
+    if !folds_on_lowered_text(pattern) {
+        return None;
+    }
+    compile_hir(&lowered::parse(pattern, &syntax_config(true))?).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,33 +7,68 @@
 //! command "Bad:" or says "never run" before it has told the agent not to run it, and a
 //! sentence that only describes what attackers do gives the agent no order.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex_automata::meta;
 
 /// A pattern over bytes with ASCII case folding, built like the rules' automata: they build
 /// in a fraction of the time a Unicode regex takes, which start-up pays for. Curly quotes
-/// and emoji are matched as their UTF-8 bytes.
-struct Regex(meta::Regex);
+/// and emoji are matched as their UTF-8 bytes. Read for lower-cased text where it can be
+/// (see `guard::lowered`): half the building, which is most of what a one-skill scan does
+/// when a finding's context is weighed; the text is then lower-cased for each search, every
+/// byte offset kept.
+struct Regex {
+    regex: meta::Regex,
+    on_lowered: bool,
+    /// The pattern, to compare the two forms in tests.
+    #[cfg(test)]
+    pattern: String,
+}
 
 impl Regex {
+    fn haystack<'t>(&self, text: &'t str) -> Cow<'t, [u8]> {
+        match self.on_lowered {
+            true => Cow::Owned(text.to_ascii_lowercase().into_bytes()),
+            false => Cow::Borrowed(text.as_bytes()),
+        }
+    }
+
     fn is_match(&self, text: &str) -> bool {
-        self.0.is_match(text.as_bytes())
+        self.regex.is_match(&*self.haystack(text))
     }
 
     fn find(&self, text: &str) -> Option<(usize, usize)> {
-        self.0.find(text.as_bytes()).map(|m| (m.start(), m.end()))
+        self.regex
+            .find(&*self.haystack(text))
+            .map(|m| (m.start(), m.end()))
     }
 
-    fn find_iter<'t>(&'t self, text: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
-        self.0
-            .find_iter(text.as_bytes())
+    fn find_iter(&self, text: &str) -> impl Iterator<Item = (usize, usize)> {
+        let spans: Vec<(usize, usize)> = self
+            .regex
+            .find_iter(&*self.haystack(text))
             .map(|m| (m.start(), m.end()))
+            .collect();
+        spans.into_iter()
     }
 }
 
 fn compile(pattern: &str) -> Regex {
-    Regex(super::engine::compile(pattern, false).expect("static regex"))
+    match super::engine::compile_for_lowered_text(pattern) {
+        Some(regex) => Regex {
+            regex,
+            on_lowered: true,
+            #[cfg(test)]
+            pattern: pattern.to_string(),
+        },
+        None => Regex {
+            regex: super::engine::compile(pattern, false).expect("static regex"),
+            on_lowered: false,
+            #[cfg(test)]
+            pattern: pattern.to_string(),
+        },
+    }
 }
 
 /// A negation that governs a verb of doing: "never run", "don't paste", "do not follow".
@@ -250,6 +285,64 @@ fn is_imperative_outside_quotes(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each pattern read for lower-cased text finds, on a text lower-cased, what it finds
+    /// case-folded on the text as written: the same spans, on every line of the guard's test
+    /// data, as written, upper-cased and with cases swapped.
+    #[test]
+    fn lowered_patterns_find_what_case_folded_ones_find() {
+        let patterns = [
+            &*BAD_LABEL,
+            &*BAD_MARK,
+            &*NEGATED_DIRECTIVE,
+            &*IMPERATIVE,
+            &*DESCRIBES_ATTACK,
+            &*SPECIMEN,
+            &*EXAMPLE_FRAME,
+            &*SPECIMEN_LABEL,
+            &*NEGATION_AT_END,
+        ];
+        let mut lines = Vec::new();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard");
+        for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+            let entry = entry.expect("walk");
+            if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        let swapped = |line: &str| -> String {
+            line.chars()
+                .map(|c| match c.is_ascii_lowercase() {
+                    true => c.to_ascii_uppercase(),
+                    false => c.to_ascii_lowercase(),
+                })
+                .collect()
+        };
+        let texts: Vec<String> = lines
+            .iter()
+            .flat_map(|l| [l.clone(), l.to_ascii_uppercase(), swapped(l)])
+            .collect();
+        assert!(texts.len() > 10_000, "{} texts", texts.len());
+        let mut matches = 0;
+        for pattern in patterns {
+            assert!(
+                pattern.on_lowered,
+                "{} is read for lower-cased text",
+                pattern.pattern
+            );
+            let folded = crate::guard::engine::compile(&pattern.pattern, false).expect("compiles");
+            for text in &texts {
+                let want: Vec<(usize, usize)> = folded
+                    .find_iter(text.as_bytes())
+                    .map(|m| (m.start(), m.end()))
+                    .collect();
+                let got: Vec<(usize, usize)> = pattern.find_iter(text).collect();
+                assert_eq!(got, want, "{}: {text:?}", pattern.pattern);
+                matches += want.len();
+            }
+        }
+        assert!(matches > 1_000, "{matches} matches compared");
+    }
 
     #[test]
     fn lead_ins_that_only_sound_cautious_are_orders() {
