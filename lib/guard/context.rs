@@ -6,9 +6,7 @@
 
 use std::sync::LazyLock;
 
-use regex_automata::meta::Regex;
-
-use super::intent;
+use super::intent::{self, Regex};
 use super::lines::Lines;
 use super::rule::Domain;
 
@@ -392,17 +390,17 @@ fn code_comment(trimmed: &str) -> Option<&str> {
 }
 
 /// Words that mark the end of a bad example in a code block.
-static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    super::engine::compile(r"(?i)\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔", false).expect("static regex")
+pub(super) static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    intent::compile(
+        r"\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔",
+    )
 });
 
 /// Headings of sections about risks, attacks and mistakes.
-static RISK_HEADINGS: LazyLock<Regex> = LazyLock::new(|| {
-    super::engine::compile(
-        r"(?i)\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|attackers?|exfiltrat\w*|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
-        false,
+pub(super) static RISK_HEADINGS: LazyLock<Regex> = LazyLock::new(|| {
+    intent::compile(
+        r"\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|attackers?|exfiltrat\w*|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
     )
-    .expect("static regex")
 });
 
 /// How a match weighs, and where it is.

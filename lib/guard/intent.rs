@@ -18,7 +18,7 @@ use regex_automata::meta;
 /// (see `guard::lowered`): half the building, which is most of what a one-skill scan does
 /// when a finding's context is weighed; the text is then lower-cased for each search, every
 /// byte offset kept.
-struct Regex {
+pub(super) struct Regex {
     regex: meta::Regex,
     on_lowered: bool,
     /// The pattern, to compare the two forms in tests.
@@ -34,7 +34,7 @@ impl Regex {
         }
     }
 
-    fn is_match(&self, text: &str) -> bool {
+    pub(super) fn is_match(&self, text: &str) -> bool {
         self.regex.is_match(&*self.haystack(text))
     }
 
@@ -54,7 +54,9 @@ impl Regex {
     }
 }
 
-fn compile(pattern: &str) -> Regex {
+/// A pattern compiled as [`Regex`] says: case-insensitive, read for lower-cased text where
+/// it has a lowered form.
+pub(super) fn compile(pattern: &str) -> Regex {
     match super::engine::compile_for_lowered_text(pattern) {
         Some(regex) => Regex {
             regex,
@@ -301,6 +303,8 @@ mod tests {
             &*EXAMPLE_FRAME,
             &*SPECIMEN_LABEL,
             &*NEGATION_AT_END,
+            &*crate::guard::context::GOOD_MARKERS,
+            &*crate::guard::context::RISK_HEADINGS,
         ];
         let mut lines = Vec::new();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard");
