@@ -183,16 +183,16 @@ impl Engine {
         }
     }
 
-    /// Whether `lowered` (a line, lower-cased) holds what every match of a pattern rule
-    /// holds.
-    fn may_match(&self, index: usize, lowered: &[u8]) -> bool {
-        let required = self.required[index].get_or_init(|| {
-            let Detect::Pattern { anchors, .. } = catalogue::rules()[index].detect else {
-                return None;
-            };
-            Required::of(self.hir(index)?, anchors)
-        });
-        required.as_ref().is_none_or(|r| r.met_by(lowered))
+    /// What every match of a pattern rule holds beyond its anchors, if that is anything.
+    fn required(&self, index: usize) -> Option<&Required> {
+        self.required[index]
+            .get_or_init(|| {
+                let Detect::Pattern { anchors, .. } = catalogue::rules()[index].detect else {
+                    return None;
+                };
+                Required::of(self.hir(index)?, anchors)
+            })
+            .as_ref()
     }
 
     /// The automaton of a pattern rule.
@@ -427,14 +427,17 @@ impl Engine {
         line: usize,
     ) -> Option<Hit> {
         let line_text = lines.text(text, line);
-        let lazy = self.prebuilt[index].is_none();
-        let lowered = (self.on_lowered[index] || lazy).then(|| line_text.to_ascii_lowercase());
         // A lazy automaton costs most of a microsecond on a line it has not seen: first
         // make sure the line holds the other words a match needs. A prebuilt one costs
         // about what the check would.
-        if lazy
-            && let Some(lowered) = &lowered
-            && !self.may_match(index, lowered.as_bytes())
+        let required = match self.prebuilt[index] {
+            None => self.required(index),
+            Some(_) => None,
+        };
+        let lowered =
+            (self.on_lowered[index] || required.is_some()).then(|| line_text.to_ascii_lowercase());
+        if let (Some(required), Some(lowered)) = (required, &lowered)
+            && !required.met_by(lowered.as_bytes())
         {
             return None;
         }
