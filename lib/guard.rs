@@ -42,8 +42,6 @@ pub mod scan;
 pub mod starts;
 pub mod structure;
 pub mod suppress;
-#[cfg(test)]
-mod testing;
 pub mod unicode;
 pub mod write_guard;
 

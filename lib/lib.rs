@@ -23,5 +23,7 @@ pub mod review;
 pub mod sessions;
 pub mod skills;
 pub mod team;
+#[cfg(test)]
+mod testing;
 pub mod tools;
 pub mod yaml;

@@ -670,7 +670,7 @@ impl Anchors {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::testing::XorShift;
+    use crate::testing::XorShift;
 
     fn naive(literals: &[&str], text: &str) -> Vec<(usize, usize)> {
         let lower = text.to_ascii_lowercase();

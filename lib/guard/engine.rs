@@ -804,7 +804,7 @@ mod tests {
     /// dropped or repeated, letters upper-cased, words of other rules' examples mixed in):
     /// texts near what the rule matches, some matching and some not.
     fn example_variants() -> Vec<(usize, Vec<String>)> {
-        use crate::guard::testing::XorShift;
+        use crate::testing::XorShift;
         let rules = catalogue::rules();
         let words: Vec<&str> = rules
             .iter()

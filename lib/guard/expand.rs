@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn quote_breaks_agree_with_a_look_at_every_position() {
         let alphabet = b"a1'\" -";
-        let mut random = crate::guard::testing::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        let mut random = crate::testing::XorShift::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
             let mut text = Vec::new();
             for _ in 0..12 {

@@ -126,7 +126,7 @@ mod tests {
     /// at the edges, in runs, alone, absent, and next to bytes one bit away from it.
     #[test]
     fn finds_what_a_look_at_every_byte_finds() {
-        let mut random = crate::guard::testing::XorShift::new(0x2545_f491_4f6c_dd1d);
+        let mut random = crate::testing::XorShift::new(0x2545_f491_4f6c_dd1d);
         let alphabet = [b'\n', b'-', b'a', 0x0b, 0x8a, b'\r', 0xff, 0];
         for len in (0..200).chain([255, 256, 257, 1000, 4095, 4096, 4097]) {
             for density in [0, 1, 4, 8] {

@@ -492,18 +492,12 @@ mod tests {
             "\n", "\n", "\n---", "\n---", "-", "---", " ", "\t", "\r", "\u{a0}", "\u{2028}",
             "\u{1c}", "\u{85}", "x", "é",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::testing::XorShift::new(0x9e37_79b9_7f4a_7c15);
         let mut found = 0;
         for _ in 0..20_000 {
-            let length = 1 + next() % 14;
+            let length = 1 + random.next() % 14;
             let text: String = (0..length)
-                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .map(|_| pieces[(random.next() % pieces.len() as u64) as usize])
                 .collect();
             let want = regex.find(&text).map(|m| (m.start(), m.end()));
             assert_eq!(closing_fence(&text), want, "{text:?}");

@@ -1,4 +1,4 @@
-//! Helpers for the guard's tests.
+//! Helpers for the library's tests.
 
 /// Xorshift64: a fixed stream of numbers from a seed, for tests that generate texts, so
 /// that a failing text comes back on every run.
