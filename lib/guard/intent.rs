@@ -57,19 +57,18 @@ impl Regex {
 /// A pattern compiled as [`Regex`] says: case-insensitive, read for lower-cased text where
 /// it has a lowered form.
 pub(super) fn compile(pattern: &str) -> Regex {
-    match super::engine::compile_for_lowered_text(pattern) {
-        Some(regex) => Regex {
-            regex,
-            on_lowered: true,
-            #[cfg(test)]
-            pattern: pattern.to_string(),
-        },
-        None => Regex {
-            regex: super::engine::compile(pattern, false).expect("static regex"),
-            on_lowered: false,
-            #[cfg(test)]
-            pattern: pattern.to_string(),
-        },
+    let (regex, on_lowered) = match super::engine::compile_for_lowered_text(pattern) {
+        Some(regex) => (regex, true),
+        None => (
+            super::engine::compile(pattern, false).expect("static regex"),
+            false,
+        ),
+    };
+    Regex {
+        regex,
+        on_lowered,
+        #[cfg(test)]
+        pattern: pattern.to_string(),
     }
 }
 
