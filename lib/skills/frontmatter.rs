@@ -162,8 +162,8 @@ pub fn name(text: &str) -> Option<String> {
 
 /// The `name` of frontmatter YAML, when the YAML lies within a plain subset that certainly
 /// parses: top-level `key: value` lines whose values are plain words, quoted strings closed on
-/// their line, block scalars (`|`, `>-`, …) or one level of indented `- item` / `key: value`
-/// lines; comments and blank lines. `Some(None)` when such YAML has no `name`; `None` when
+/// their line, block scalars (`|`, `>-`, …) or indented blocks of `- item` / `key: value`
+/// lines, nested to any depth; comments and blank lines. `Some(None)` when such YAML has no `name`; `None` when
 /// the YAML leaves the subset (anything else: the parser decides, and a YAML error sends
 /// Hermes to its line-splitting fallback, which reads quotes differently).
 fn plain_name(yaml: &str) -> Option<Option<String>> {
@@ -290,12 +290,16 @@ fn is_plain_word(value: &str) -> bool {
         && !NOT_STRINGS.iter().any(|w| value.eq_ignore_ascii_case(w))
 }
 
-/// The lines under a `key:` with no value: one level of `- item` lines, or of `key: value`
-/// lines, all at one indentation, each value a plain word or a quoted string on its line.
+/// The lines under a `key:` with no value: `- item` lines, or `key: value` lines, all at one
+/// indentation, each value a plain word or a quoted string on its line, a block scalar, or
+/// (after a `key:`) such a block again, indented deeper.
 fn nested_block_is_plain(block: &[&str]) -> bool {
     let mut indent = None;
     let mut sequence = None;
-    for line in block {
+    let mut at = 0;
+    while at < block.len() {
+        let line = block[at];
+        at += 1;
         let content = line.trim_start_matches(' ');
         if content.is_empty() || content.starts_with('#') {
             continue;
@@ -315,9 +319,29 @@ fn nested_block_is_plain(block: &[&str]) -> bool {
             return false;
         }
         let value = value.trim_matches(' ');
-        if !value.is_empty() && !value_is_plain(value) {
+        // The lines after this one indented deeper: its value, if it has none on the line.
+        let deeper_end = block[at..]
+            .iter()
+            .position(|l| {
+                let content = l.trim_start_matches(' ');
+                !content.is_empty() && l.len() - content.len() <= here
+            })
+            .map_or(block.len(), |n| at + n);
+        let deeper = &block[at..deeper_end];
+        let holds_more = deeper.iter().any(|l| !l.trim_start_matches(' ').is_empty());
+        let plain = if value.is_empty() {
+            // `key:` and a mapping or sequence indented under it (metadata that nests, as
+            // `requires:` / `  mcp:` / `    - rube`), or nothing.
+            !holds_more || !is_item && nested_block_is_plain(deeper)
+        } else if value.starts_with(['|', '>']) {
+            !is_item && block_scalar_is_plain(value, deeper)
+        } else {
+            !holds_more && value_is_plain(value)
+        };
+        if !plain {
             return false;
         }
+        at = deeper_end;
     }
     true
 }
@@ -551,6 +575,17 @@ mod tests {
             "name: Demo Skill\ndescription: Uses name: as a word",
             "name: demo\n  name: indented",
             "name: demo\ndescription: a\n  name: in a continuation",
+            "name: demo\nrequires:\n  mcp:\n    - rube",
+            "name: demo\nrequires:\n  mcp:\n  - rube",
+            "name: demo\nmetadata:\n  hermes:\n    tags: [a, b]\n    name: inner\n  version: 1",
+            "name: demo\nmetadata:\n  hermes:\n    tags: [a, b]\n   version: 1",
+            "name: demo\nmetadata:\n  hermes:\n    tags: a\n      more",
+            "name: demo\nmetadata:\n  hermes:\n    note: |\n      block\n       text\n  version: 1",
+            "name: demo\nmetadata:\n  hermes:\n    note: |\n       block\n      less\n",
+            "name: demo\nmetadata:\n  hermes:\n  # comment\n    tags: a",
+            "name: demo\nmetadata:\n  - item:\n      name: x",
+            "metadata:\n  a:\n    b:\n      c: 'd: e'\nname: deep",
+            "metadata:\n  a:\n    b: \"x\ny\"\nname: deep",
             "",
         ];
         for yaml in yamls {
@@ -582,6 +617,58 @@ mod tests {
             "{short} of {skills}"
         );
         assert_eq!(plain_name("name: yes"), None);
+        assert_eq!(
+            plain_name("name: demo\nrequires:\n  mcp:\n    - rube\n  env: [A, B]"),
+            Some(Some("demo".to_string()))
+        );
+        assert_eq!(
+            plain_name("name: demo\nrequires:\n  mcp:\n   - rube\n  - x"),
+            None
+        );
+    }
+
+    /// Nested blocks of every shape the shortcut reads, and of shapes next to them that it
+    /// must leave to the parser (uneven indents, continuation lines, items holding
+    /// mappings, tabs, quotes left open): the shortcut answers as the parser does.
+    #[test]
+    fn the_name_shortcut_agrees_with_the_parser_on_generated_nesting() {
+        let keys = ["name", "a", "b-c", "metadata", "- item", "-", "#"];
+        let values = [
+            "", " demo", " x y", " 'q'", " \"d\"", " [a, b]", " |", " >-", " yes", " 'open",
+            " a: b", "\tx", " {a: 1}",
+        ];
+        let mut random = crate::testing::XorShift::new(0x51f1_5eed_0bad_cafe);
+        let (mut shortcut, mut nested) = (0, 0);
+        for _ in 0..20_000 {
+            let mut yaml = String::new();
+            let mut indent = 0usize;
+            for _ in 0..1 + random.next() % 7 {
+                // Mostly where a well-formed block would go next, sometimes anywhere.
+                indent = match random.next() % 8 {
+                    0..=3 => indent,
+                    4 | 5 => indent + 2,
+                    6 => indent.saturating_sub(2),
+                    _ => (random.next() % 7) as usize,
+                };
+                let key = keys[(random.next() % keys.len() as u64) as usize];
+                let value = match random.next() % 3 {
+                    0 => "",
+                    _ => values[(random.next() % values.len() as u64) as usize],
+                };
+                let colon = if key.starts_with(['-', '#']) { "" } else { ":" };
+                yaml.push_str(&format!("{}{key}{colon}{value}\n", " ".repeat(indent)));
+            }
+            let text = format!("---\n{yaml}---\nbody");
+            if fences(&text).and_then(|f| plain_name(f.yaml)).is_some() {
+                shortcut += 1;
+                nested += usize::from(yaml.contains("\n    "));
+            }
+            assert_eq!(name(&text).as_deref(), parse(&text).name(), "{text:?}");
+        }
+        assert!(
+            shortcut > 1_500 && nested > 100,
+            "{shortcut} took the shortcut, {nested} nested"
+        );
     }
 
     #[test]
