@@ -89,6 +89,8 @@ pub struct Anchors {
     classes: [u8; 256],
     /// Number of classes: the stride of a state's row.
     stride: usize,
+    /// Turns a state's offset back into its number.
+    by_stride: ExactDivisor,
     /// `transitions[state_offset + class]`: the next state's offset. Borrowed from the
     /// binary when the automaton was built ahead of time ([`Anchors::shipped`]).
     transitions: Cow<'static, [u32]>,
@@ -229,6 +231,7 @@ impl Anchors {
         Anchors {
             classes,
             stride,
+            by_stride: ExactDivisor::new(stride),
             transitions: Cow::Owned(transitions),
             first_ending,
             output_ranges,
@@ -328,6 +331,7 @@ impl Anchors {
         let anchors = Anchors {
             classes: *classes,
             stride,
+            by_stride: ExactDivisor::new(stride),
             transitions,
             first_ending,
             output_ranges,
@@ -659,7 +663,7 @@ impl Anchors {
     /// Reports the literals ending at byte `at`, in the state at `offset`.
     #[inline(always)]
     fn report(&self, offset: usize, at: usize, found: &mut impl FnMut(usize, usize)) {
-        let (from, to) = self.output_ranges[offset / self.stride];
+        let (from, to) = self.output_ranges[self.by_stride.divide(offset)];
         for &literal in &self.outputs[from as usize..to as usize] {
             let length = self.lengths[literal as usize] as usize;
             found(at + 1 - length, literal as usize);
@@ -667,10 +671,57 @@ impl Anchors {
     }
 }
 
+/// Division by a fixed number of a multiple of it, as a shift and a multiplication: the
+/// division instruction takes a few dozen cycles, and [`Anchors::report`] divides once per
+/// literal occurrence (some 230,000 over the public corpus).
+#[derive(Debug, Clone, Copy)]
+struct ExactDivisor {
+    /// The divisor's factors of two.
+    shift: u32,
+    /// The inverse of its odd part modulo 2^64.
+    inverse: u64,
+}
+
+impl ExactDivisor {
+    /// `divisor` must not be 0 (a stride never is; 0 gives a divisor of 1).
+    fn new(divisor: usize) -> ExactDivisor {
+        let divisor = divisor.max(1) as u64;
+        let shift = divisor.trailing_zeros();
+        let odd = divisor >> shift;
+        // Newton's iteration: an odd number is its own inverse modulo 8 (three bits), and
+        // each step doubles the bits that are right: 3, 6, 12, 24, 48, 96.
+        let mut inverse = odd;
+        for _ in 0..5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+        }
+        ExactDivisor { shift, inverse }
+    }
+
+    /// `multiple / divisor`, for a `multiple` of the divisor.
+    #[inline(always)]
+    fn divide(self, multiple: usize) -> usize {
+        ((multiple as u64 >> self.shift).wrapping_mul(self.inverse)) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::XorShift;
+
+    #[test]
+    fn exact_division_divides_multiples() {
+        for divisor in (1..=300).chain([1 << 10, 3 << 20, 255 * 4096]) {
+            let by = ExactDivisor::new(divisor);
+            for quotient in (0..2_000).chain([1 << 20, u32::MAX as usize]) {
+                assert_eq!(
+                    by.divide(quotient * divisor),
+                    quotient,
+                    "{quotient} * {divisor}"
+                );
+            }
+        }
+    }
 
     fn naive(literals: &[&str], text: &str) -> Vec<(usize, usize)> {
         let lower = text.to_ascii_lowercase();
