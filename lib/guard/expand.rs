@@ -152,13 +152,14 @@ fn candidate_lines(file: &Source<'_>, with_vars: bool) -> Vec<usize> {
         out.push(file.lines.line_of(i));
     }
     let mut last_hyphen: Option<usize> = None;
-    for i in hyphen_splits(b) {
+    // `for_each`, not `for`: the positions are then found a block at a time in one loop.
+    hyphen_splits(b).for_each(|i| {
         let line = file.lines.line_of(i);
         if last_hyphen == Some(line) {
             out.push(line);
         }
         last_hyphen = Some(line);
-    }
+    });
     if with_vars {
         out.extend(memchr::memchr2_iter(b'$', b'%', b).map(|i| file.lines.line_of(i)));
     }

@@ -12,7 +12,7 @@ impl Lines {
     pub fn new(text: &str) -> Lines {
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         starts.push(0);
-        starts.extend(super::positions::of(text.as_bytes(), b'\n').map(|i| i + 1));
+        super::positions::of(text.as_bytes(), b'\n').for_each(|i| starts.push(i + 1));
         // A final newline ends the last line; it does not start an empty one.
         if starts.len() > 1 && starts.last() == Some(&text.len()) {
             starts.pop();

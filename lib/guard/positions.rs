@@ -46,6 +46,27 @@ impl Iterator for Positions<'_> {
         self.mask &= self.mask - 1;
         Some(at)
     }
+
+    /// What `for_each` runs on: block after block in one loop, the mask in a register,
+    /// rather than a call of `next` per position that keeps the iterator's state in memory
+    /// (the line starts of every file are found this way: 1.7 % of a tree scan before).
+    #[inline]
+    fn fold<B, F: FnMut(B, usize) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while self.mask != 0 {
+            acc = f(acc, self.base + self.mask.trailing_zeros() as usize);
+            self.mask &= self.mask - 1;
+        }
+        while let Some(rest) = self.haystack.get(self.next..).filter(|r| !r.is_empty()) {
+            let (base, mut mask) = (self.next, block_mask(rest, self.needle));
+            self.next += BLOCK;
+            while mask != 0 {
+                acc = f(acc, base + mask.trailing_zeros() as usize);
+                mask &= mask - 1;
+            }
+        }
+        acc
+    }
 }
 
 const BLOCK: usize = 64;
@@ -148,6 +169,13 @@ mod tests {
                         want,
                         "{len} {needle}"
                     );
+                    // Folded from the start, and after some were taken one by one.
+                    for taken in [0, 1, 3] {
+                        let mut positions = of(&text, needle);
+                        let mut got: Vec<usize> = positions.by_ref().take(taken).collect();
+                        positions.for_each(|at| got.push(at));
+                        assert_eq!(got, want, "{len} {needle} {taken}");
+                    }
                 }
             }
         }
