@@ -128,8 +128,9 @@ enum Command {
     },
 }
 
+hermes_loop::without_huge_pages_from_the_start!();
+
 fn main() -> ExitCode {
-    hermes_loop::alloc::without_huge_pages();
     let cli = hermes_loop::cli::parse::<Cli>();
     let log = match &cli.command {
         Command::Run { log, .. } => log.clone(),

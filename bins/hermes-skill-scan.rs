@@ -104,12 +104,13 @@ enum ScanFormat {
     Sarif,
 }
 
+// No huge pages, before anything is allocated: each fresh 2 MiB would be zeroed at its first
+// touch. Over a tree of skills that doubled the system time, with a long tail of slow runs;
+// even one skill starts 5 % faster without them now that most rules' automata come
+// prebuilt and little memory is used (`docs/decisions.md`).
+hermes_loop::without_huge_pages_from_the_start!();
+
 fn main() -> ExitCode {
-    // No huge pages, before anything is allocated: each fresh 2 MiB would be zeroed at its
-    // first touch. Over a tree of skills that doubled the system time, with a long tail of
-    // slow runs; even one skill starts 5 % faster without them now that most rules' automata
-    // come prebuilt and little memory is used (`docs/decisions.md`).
-    hermes_loop::alloc::without_huge_pages();
     exit::run(BIN, || {
         let args = hermes_loop::cli::parse::<Args>();
         // Malformed HERMES_NOW is an error in every binary, used or not.
