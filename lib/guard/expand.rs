@@ -71,8 +71,9 @@ static HEX_RUN: LazyLock<Regex> = LazyLock::new(|| ascii(r"\b(?:[0-9a-fA-F]{2}){
 static CODES: LazyLock<Regex> = LazyLock::new(|| ascii(r"\d{2,3}(?:\s*,\s*\d{2,3}){3,}"));
 
 /// The encoding words among the disguise cues: only lines with one are worth decoding.
-/// A DFA: it takes 60 µs longer to build than the NFA, once, and then searches the
-/// candidate lines five times as fast (over the public corpus, 1.45 ms became 0.3 ms).
+/// A DFA: it takes 60 µs longer to build than the NFA (130 µs against 70), once, and
+/// searches five times as fast (3,000 lines of the public corpus: 141 ns a line against
+/// 752; the NFA's searches were 1.45 ms of a corpus scan).
 static CUE_FINDER: LazyLock<AhoCorasick> = LazyLock::new(|| {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
