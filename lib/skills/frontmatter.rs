@@ -163,9 +163,9 @@ pub fn name(text: &str) -> Option<String> {
 /// The `name` of frontmatter YAML, when the YAML lies within a plain subset that certainly
 /// parses: top-level `key: value` lines whose values are plain words, quoted strings closed on
 /// their line, block scalars (`|`, `>-`, …) or indented blocks of `- item` / `key: value`
-/// lines, nested to any depth; comments and blank lines. `Some(None)` when such YAML has no `name`; `None` when
-/// the YAML leaves the subset (anything else: the parser decides, and a YAML error sends
-/// Hermes to its line-splitting fallback, which reads quotes differently).
+/// lines, nested to any depth; comments and blank lines. `Some(None)` when such YAML has no
+/// `name`; `None` when the YAML leaves the subset (anything else: the parser decides, and a
+/// YAML error sends Hermes to its line-splitting fallback, which reads quotes differently).
 fn plain_name(yaml: &str) -> Option<Option<String>> {
     if yaml.chars().any(|c| !is_plain_char(c)) {
         return None;
