@@ -546,7 +546,7 @@ impl Engine {
 
 /// One line of a text, ASCII-lower-cased, kept for the next rule that reads the same line:
 /// a line's candidate rules come one after another, and each copied it again (a scan of
-/// the public corpus 0.98 of the time without the copies, paired runs).
+/// the public corpus takes 0.987 of the CPU time without the copies, paired runs).
 #[derive(Default)]
 struct LoweredLine {
     line: Option<usize>,
