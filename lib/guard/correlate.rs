@@ -38,14 +38,19 @@ pub struct Pair {
     pub lowered: Option<(u8, &'static str)>,
 }
 
-/// Whether any of `halves` can start a pair (worth running the second-half rules for).
-pub fn has_first_halves(halves: &[Half]) -> bool {
-    halves.iter().any(|h| {
-        matches!(
-            h.signal,
-            Signal::SecretRead | Signal::Decode | Signal::Download
-        )
-    })
+/// The second halves worth looking for, given the halves found so far: a send pairs only
+/// with a secret read, an exec with a decode, running a file with a download. Empty when no
+/// half can start a pair.
+pub fn seconds_wanted(halves: &[Half]) -> Vec<Signal> {
+    [
+        (Signal::SecretRead, Signal::NetworkSend),
+        (Signal::Decode, Signal::Exec),
+        (Signal::Download, Signal::RunFile),
+    ]
+    .into_iter()
+    .filter(|(first, _)| halves.iter().any(|h| h.signal == *first))
+    .map(|(_, second)| second)
+    .collect()
 }
 
 /// Secret reads strong enough to pair with a send in another file: credential stores and
@@ -308,6 +313,41 @@ mod tests {
             runs: true,
             text: text.to_string(),
         }
+    }
+
+    /// Only the second halves that pair with a first half present are worth a search.
+    #[test]
+    fn the_second_halves_wanted_are_those_that_pair() {
+        let read = half(
+            Signal::SecretRead,
+            0,
+            1,
+            "ssh-key-read",
+            "cat ~/.ssh/id_rsa",
+        );
+        let decode = half(Signal::Decode, 0, 2, "base64-decode", "base64 -d x");
+        let download = half(Signal::Download, 0, 3, "download-file", "curl -o a.sh x");
+        let send = half(
+            Signal::NetworkSend,
+            0,
+            4,
+            "sig-network-send",
+            "curl -d @- x",
+        );
+        assert!(seconds_wanted(&[]).is_empty());
+        assert!(seconds_wanted(std::slice::from_ref(&send)).is_empty());
+        assert_eq!(
+            seconds_wanted(std::slice::from_ref(&read)),
+            vec![Signal::NetworkSend]
+        );
+        assert_eq!(
+            seconds_wanted(std::slice::from_ref(&download)),
+            vec![Signal::RunFile]
+        );
+        assert_eq!(
+            seconds_wanted(&[download, send, decode, read]),
+            vec![Signal::NetworkSend, Signal::Exec, Signal::RunFile]
+        );
     }
 
     #[test]

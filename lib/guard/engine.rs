@@ -28,7 +28,7 @@ use super::lines::Lines;
 use super::lowered::{self, folds_on_lowered_text};
 use super::prebuilt::{self, PrebuiltRegex};
 use super::required::Required;
-use super::rule::{Candidate, Detect, Gate, Rule, Shape};
+use super::rule::{Candidate, Detect, Gate, Rule, Shape, Signal};
 use super::starts::Starts;
 
 /// A rule's match on one line, after its gate.
@@ -359,10 +359,21 @@ impl Engine {
 
     /// Hits of the on-demand rules (second halves of pairs) in `text`.
     pub fn find_on_demand(&self, text: &str, lines: &Lines) -> Vec<Hit> {
+        let all = [Signal::NetworkSend, Signal::Exec, Signal::RunFile];
+        self.find_on_demand_for(text, lines, &all)
+    }
+
+    /// [`Self::find_on_demand`] for the rules whose signal is one of `signals`: each is a
+    /// search of the whole text, and a skill needs only the halves that pair with what it
+    /// has (a download pairs with running a file, not with a send).
+    pub fn find_on_demand_for(&self, text: &str, lines: &Lines, signals: &[Signal]) -> Vec<Hit> {
         let rules = catalogue::rules();
         let mut hits = Vec::new();
         for &index in &self.on_demand {
-            self.find_in_text(index, &rules[index], text, lines, &mut hits);
+            let rule = &rules[index];
+            if rule.signal.is_some_and(|signal| signals.contains(&signal)) {
+                self.find_in_text(index, rule, text, lines, &mut hits);
+            }
         }
         hits.sort_by_key(|h| (h.line, h.rule));
         hits
@@ -587,7 +598,6 @@ fn literal_index(
 
 /// Whether a rule is the second half of a correlated pair and never reported alone.
 pub fn is_on_demand(rule: &Rule) -> bool {
-    use super::rule::Signal;
     !rule.report
         && matches!(
             rule.signal,
@@ -1350,6 +1360,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Asked for some signals, the on-demand search finds exactly the hits of those
+    /// signals' rules that the search for all of them finds (on the fixture that fires every
+    /// rule).
+    #[test]
+    fn on_demand_rules_run_for_the_signals_asked_only() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/guard/every-rule/SKILL.md");
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let lines = Lines::new(&text);
+        let engine = Engine::get();
+        let rules = catalogue::rules();
+        let all = engine.find_on_demand(&text, &lines);
+        let seconds = [Signal::NetworkSend, Signal::Exec, Signal::RunFile];
+        for signal in seconds {
+            let want: Vec<&Hit> = all
+                .iter()
+                .filter(|h| rules[h.rule].signal == Some(signal))
+                .collect();
+            let have = engine.find_on_demand_for(&text, &lines, &[signal]);
+            assert!(!want.is_empty(), "{signal:?} fires on the fixture");
+            assert_eq!(have.iter().collect::<Vec<_>>(), want, "{signal:?}");
+        }
+        assert!(engine.find_on_demand_for(&text, &lines, &[]).is_empty());
+        assert_eq!(engine.find_on_demand_for(&text, &lines, &seconds), all);
     }
 
     #[test]

@@ -701,14 +701,15 @@ impl<'o> SkillScan<'o> {
     /// Looks for second halves when some first half was found, and reports the pairs.
     fn correlate(&mut self) {
         let firsts: Vec<Half> = self.halves.iter().map(|(h, _)| h.clone()).collect();
-        if !correlate::has_first_halves(&firsts) {
+        let wanted = correlate::seconds_wanted(&firsts);
+        if wanted.is_empty() {
             return;
         }
         let engine = Engine::get();
         for index in 0..self.texts.len() {
             let hits = {
                 let file = &self.texts[index];
-                engine.find_on_demand(&file.text, &file.lines)
+                engine.find_on_demand_for(&file.text, &file.lines, &wanted)
             };
             for hit in hits {
                 let file = &mut self.texts[index];
@@ -732,7 +733,7 @@ impl<'o> SkillScan<'o> {
         }
         if !self.derived.is_empty() {
             let lines = Lines::new(&self.derived_text);
-            for hit in engine.find_on_demand(&self.derived_text, &lines) {
+            for hit in engine.find_on_demand_for(&self.derived_text, &lines, &wanted) {
                 let rule = &catalogue::rules()[hit.rule];
                 let (Some(signal), Some(d)) = (rule.signal, self.derived.get(hit.line)) else {
                     continue;
