@@ -196,23 +196,13 @@ fn plain_name(yaml: &str) -> Option<Option<String>> {
         if is_name && name.is_some() {
             return None;
         }
-        if value.is_empty() {
-            if is_name || !nested_block_is_plain(block) {
+        if is_name {
+            if value.is_empty() || value.starts_with(['|', '>']) || !all_blank(block) {
                 return None;
             }
-        } else if value.starts_with(['|', '>']) {
-            if is_name || !block_scalar_is_plain(value, block) {
-                return None;
-            }
-        } else {
-            if block.iter().any(|l| !l.trim_start_matches(' ').is_empty()) {
-                return None;
-            }
-            if is_name {
-                name = Some(Some(scalar_text(value)?));
-            } else if !value_is_plain(value) {
-                return None;
-            }
+            name = Some(Some(scalar_text(value)?));
+        } else if !entry_is_plain(value, block) {
+            return None;
         }
         at = block_end;
     }
@@ -328,15 +318,11 @@ fn nested_block_is_plain(block: &[&str]) -> bool {
             })
             .map_or(block.len(), |n| at + n);
         let deeper = &block[at..deeper_end];
-        let holds_more = deeper.iter().any(|l| !l.trim_start_matches(' ').is_empty());
-        let plain = if value.is_empty() {
-            // `key:` and a mapping or sequence indented under it (metadata that nests, as
-            // `requires:` / `  mcp:` / `    - rube`), or nothing.
-            !holds_more || !is_item && nested_block_is_plain(deeper)
-        } else if value.starts_with(['|', '>']) {
-            !is_item && block_scalar_is_plain(value, deeper)
-        } else {
-            !holds_more && value_is_plain(value)
+        // An item holds a word or nothing; a key's value may nest (metadata, as
+        // `requires:` / `  mcp:` / `    - rube`).
+        let plain = match is_item {
+            true => all_blank(deeper) && (value.is_empty() || value_is_plain(value)),
+            false => entry_is_plain(value, deeper),
         };
         if !plain {
             return false;
@@ -344,6 +330,24 @@ fn nested_block_is_plain(block: &[&str]) -> bool {
         at = deeper_end;
     }
     true
+}
+
+/// Whether a `key:` entry certainly parses, given its value on the line (trimmed) and the
+/// lines after it indented deeper: no value and such a block under it (or nothing), a block
+/// scalar, or a one-line value with nothing under it.
+fn entry_is_plain(value: &str, block: &[&str]) -> bool {
+    if value.is_empty() {
+        nested_block_is_plain(block)
+    } else if value.starts_with(['|', '>']) {
+        block_scalar_is_plain(value, block)
+    } else {
+        all_blank(block) && value_is_plain(value)
+    }
+}
+
+/// Whether every line holds only spaces.
+fn all_blank(lines: &[&str]) -> bool {
+    lines.iter().all(|l| l.trim_start_matches(' ').is_empty())
 }
 
 /// A one-line value that certainly parses (whatever it resolves to): a quoted string closed
