@@ -359,20 +359,29 @@ impl Engine {
 
     /// Hits of the on-demand rules (second halves of pairs) in `text`.
     pub fn find_on_demand(&self, text: &str, lines: &Lines) -> Vec<Hit> {
-        let all = [Signal::NetworkSend, Signal::Exec, Signal::RunFile];
-        self.find_on_demand_for(text, lines, &all)
+        self.on_demand_hits(text, lines, |_| true)
     }
 
     /// [`Self::find_on_demand`] for the rules whose signal is one of `signals`: each is a
     /// search of the whole text, and a skill needs only the halves that pair with what it
     /// has (a download pairs with running a file, not with a send).
     pub fn find_on_demand_for(&self, text: &str, lines: &Lines, signals: &[Signal]) -> Vec<Hit> {
+        self.on_demand_hits(text, lines, |rule| {
+            rule.signal.is_some_and(|signal| signals.contains(&signal))
+        })
+    }
+
+    fn on_demand_hits(
+        &self,
+        text: &str,
+        lines: &Lines,
+        wanted: impl Fn(&Rule) -> bool,
+    ) -> Vec<Hit> {
         let rules = catalogue::rules();
         let mut hits = Vec::new();
         for &index in &self.on_demand {
-            let rule = &rules[index];
-            if rule.signal.is_some_and(|signal| signals.contains(&signal)) {
-                self.find_in_text(index, rule, text, lines, &mut hits);
+            if wanted(&rules[index]) {
+                self.find_in_text(index, &rules[index], text, lines, &mut hits);
             }
         }
         hits.sort_by_key(|h| (h.line, h.rule));
