@@ -230,7 +230,6 @@ fn splits_word(b: &[u8], i: usize) -> bool {
         table
     }
     static CLASS: [u8; 256] = classes();
-    let class = |k: usize| b.get(k).map_or(0, |&c| CLASS[usize::from(c)]);
     match b.get(i.wrapping_sub(3)..i + 4) {
         Some(&[b3, b2, b1, _, a1, a2, a3]) => {
             let [b3, b2, b1, a1, a2, a3] = [b3, b2, b1, a1, a2, a3].map(|c| CLASS[usize::from(c)]);
@@ -238,13 +237,13 @@ fn splits_word(b: &[u8], i: usize) -> bool {
             let before_three_lower = (a1 & a2 & a3 & LOWER) >> 1;
             after_two_letters & before_three_lower != 0
         }
-        // Within three bytes of either end of the text.
+        // Within three bytes of either end of the text: the tests one after another.
         _ => {
             i >= 2
-                && class(i - 1) & LETTER != 0
-                && class(i - 2) & LETTER != 0
-                && (i < 3 || class(i - 3) & LETTER == 0)
-                && (1..=3).all(|k| class(i + k) & LOWER != 0)
+                && letter_at(b, i - 1)
+                && letter_at(b, i - 2)
+                && !letter_at(b, i.wrapping_sub(3))
+                && (1..=3).all(|k| b.get(i + k).is_some_and(u8::is_ascii_lowercase))
         }
     }
 }
