@@ -19,14 +19,14 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::iter::Searcher;
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Anchored, Input, Match};
+use regex_automata::{Input, Match};
 use regex_syntax::hir::Hir;
 
 use super::anchors::Anchors;
 use super::catalogue;
 use super::lines::Lines;
 use super::lowered::{self, folds_on_lowered_text};
-use super::prebuilt::{self, PrebuiltRegex};
+use super::prebuilt::{self, Prebuilt};
 use super::required::Required;
 use super::rule::{Candidate, Detect, Gate, Rule, Shape, Signal};
 use super::starts::Starts;
@@ -65,7 +65,7 @@ pub struct Engine {
     /// The rules' DFAs built ahead of time (see [`prebuilt`]), where they are small.
     prebuilt: Vec<Option<prebuilt::Entry>>,
     /// Those DFAs read, on first use.
-    prebuilt_regexes: Vec<OnceLock<Option<PrebuiltRegex>>>,
+    prebuilt_automata: Vec<OnceLock<Option<Prebuilt>>>,
     /// Each pattern rule's backtracker for its first short lines, built on first use.
     backtrackers: Vec<OnceLock<Option<Backtracker>>>,
     /// Each pattern rule's parsed pattern, shared by its two automata.
@@ -173,7 +173,7 @@ impl Engine {
             on_demand,
             regexes,
             prebuilt: prebuilt::entries(&on_lowered),
-            prebuilt_regexes: rules.iter().map(|_| OnceLock::new()).collect(),
+            prebuilt_automata: rules.iter().map(|_| OnceLock::new()).collect(),
             backtrackers: rules.iter().map(|_| OnceLock::new()).collect(),
             hirs: rules.iter().map(|_| OnceLock::new()).collect(),
             on_lowered,
@@ -183,10 +183,14 @@ impl Engine {
         }
     }
 
-    /// What every match of a pattern rule holds beyond its anchors, if that is anything.
+    /// What every match of a pattern rule holds beyond its anchors, if that is anything:
+    /// shipped with its prebuilt automaton, else read off its parsed pattern.
     fn required(&self, index: usize) -> Option<&Required> {
         self.required[index]
             .get_or_init(|| {
+                if let Some(entry) = self.prebuilt[index] {
+                    return entry.required();
+                }
                 let Detect::Pattern { anchors, .. } = catalogue::rules()[index].detect else {
                     return None;
                 };
@@ -210,10 +214,10 @@ impl Engine {
     }
 
     /// The prebuilt automaton of a pattern rule, if it has one.
-    fn prebuilt_regex(&self, index: usize) -> Option<&PrebuiltRegex> {
+    fn prebuilt_automaton(&self, index: usize) -> Option<&Prebuilt> {
         let entry = self.prebuilt[index]?;
-        self.prebuilt_regexes[index]
-            .get_or_init(|| entry.regex())
+        self.prebuilt_automata[index]
+            .get_or_init(|| entry.automaton())
             .as_ref()
     }
 
@@ -225,22 +229,13 @@ impl Engine {
         haystack: &[u8],
         mut f: impl FnMut(Match) -> Option<T>,
     ) -> Option<T> {
-        if let Some(regex) = self.prebuilt_regex(index) {
-            let mut matches = Searcher::new(Input::new(haystack));
-            loop {
-                match matches.try_advance(|input| regex.try_search(input)) {
-                    Ok(Some(m)) => {
-                        if let Some(found) = f(m) {
-                            return Some(found);
-                        }
-                    }
-                    Ok(None) => return None,
-                    // Never expected (these DFAs have no quit bytes and hold the start kinds
-                    // their searches use): the lazy automaton answers from the start instead.
-                    Err(_) => break,
-                }
-            }
+        if let Some(prebuilt) = self.prebuilt_automaton(index)
+            && let Ok(found) = prebuilt.find_map(haystack, &mut f)
+        {
+            return found;
         }
+        // No prebuilt automaton, or one that cannot answer (never expected): the lazy
+        // automaton answers from the start.
         self.regex(index)?.find_map(haystack, f)
     }
 
@@ -273,7 +268,7 @@ impl Engine {
     /// measurements and tests; a scan builds them lazily).
     pub fn warm(&self) -> usize {
         (0..self.regexes.len())
-            .filter(|&i| self.prebuilt_regex(i).is_some() || self.regex(i).is_some())
+            .filter(|&i| self.prebuilt_automaton(i).is_some() || self.regex(i).is_some())
             .count()
     }
 
@@ -456,12 +451,13 @@ impl Engine {
         lowered: &mut LoweredLine,
     ) -> Option<Hit> {
         let line_text = lines.text(text, line);
-        // A lazy automaton costs most of a microsecond on a line it has not seen: first
-        // make sure the line holds the other words a match needs. A prebuilt one costs
-        // about what the check would.
-        let required = match self.prebuilt[index] {
-            None => self.required(index),
-            Some(_) => None,
+        // A lazy automaton costs most of a microsecond on a line it has not seen, and one
+        // searched from each first literal a search per literal: first make sure the line
+        // holds the other words a match needs. An unanchored prebuilt one costs about what
+        // the check would.
+        let required = match self.prebuilt[index].map(prebuilt::Entry::kind) {
+            Some(prebuilt::Kind::Unanchored) => None,
+            _ => self.required(index),
         };
         let lowered =
             (self.on_lowered[index] || required.is_some()).then(|| lowered.of(line, line_text));
@@ -752,22 +748,11 @@ impl Automaton {
             }
             return None;
         };
-        // The next match is the first found anchored at a place a first literal occurs, from
-        // the end of the last one on; look-behind still sees the bytes before each place.
-        let mut from = 0;
-        while let Some(at) = starts.in_text(haystack, from).next() {
-            let input = Input::new(haystack)
-                .span(at..haystack.len())
-                .anchored(Anchored::Yes);
-            from = at + 1;
-            if let Some(m) = search(&input) {
-                if let Some(found) = f(m) {
-                    return Some(found);
-                }
-                from = from.max(m.end());
-            }
-        }
-        None
+        // `search` never fails.
+        starts
+            .each_match(haystack, |input| Ok(search(input)), f)
+            .ok()
+            .flatten()
     }
 }
 
@@ -1152,22 +1137,23 @@ mod tests {
         for index in current {
             let entry = engine.prebuilt[index].expect("an entry");
             assert!(
-                entry.regex_checked().is_some(),
+                entry.automaton_checked().is_some(),
                 "{}",
                 catalogue::rules()[index].id
             );
         }
     }
 
-    /// A rule's prebuilt DFAs find exactly the matches its lazy automaton finds, on its own
-    /// examples (as written, upper-cased and case-swapped) and on every line of the test data.
+    /// A rule's prebuilt automaton (either kind) finds exactly the matches its lazy automaton
+    /// finds, on its own examples (as written, upper-cased and case-swapped) and on every
+    /// line of the test data.
     #[test]
     fn prebuilt_and_lazy_automata_find_the_same_matches() {
         let engine = Engine::get();
         let lines = lines_under("testdata", |_| true);
-        let mut compared = 0;
+        let mut compared = [0usize; 2];
         for (index, rule) in catalogue::rules().iter().enumerate() {
-            let Some(prebuilt) = engine.prebuilt_regex(index) else {
+            let Some(prebuilt) = engine.prebuilt_automaton(index) else {
                 continue;
             };
             let lazy = engine.regex(index).expect("the rule compiles");
@@ -1182,10 +1168,12 @@ mod tests {
                     .find_iter(haystack.as_bytes())
                     .map(|m| (m.start(), m.end()))
                     .collect();
-                let by_prebuilt: Vec<(usize, usize)> = prebuilt
-                    .find_iter(haystack.as_bytes())
-                    .map(|m| (m.start(), m.end()))
-                    .collect();
+                let mut by_prebuilt = Vec::new();
+                let answered = prebuilt.find_map(haystack.as_bytes(), |m| {
+                    by_prebuilt.push((m.start(), m.end()));
+                    None::<()>
+                });
+                assert_eq!(answered, Ok(None), "{} on {haystack:?}", rule.id);
                 assert_eq!(by_prebuilt, by_lazy, "{} on {haystack:?}", rule.id);
                 // The engine's own iteration takes the prebuilt automaton and agrees.
                 let mut by_engine = Vec::new();
@@ -1194,10 +1182,41 @@ mod tests {
                     None::<()>
                 });
                 assert_eq!(by_engine, by_lazy, "{} on {haystack:?}", rule.id);
-                compared += by_lazy.len();
+                let kind = usize::from(matches!(prebuilt, Prebuilt::FromFirstLiterals(_)));
+                compared[kind] += by_lazy.len();
             }
         }
-        assert!(compared > 1000, "{compared} matches compared");
+        let [unanchored, from_first_literals] = compared;
+        assert!(unanchored > 1000, "{unanchored} matches compared");
+        assert!(
+            from_first_literals > 100,
+            "{from_first_literals} matches compared"
+        );
+    }
+
+    /// The rules whose unanchored DFAs are too large to ship have anchored ones searched from
+    /// their first literals, all but those with no first literals or too large even so: a
+    /// scan of many skills then parses and compiles next to none of the catalogue.
+    #[test]
+    fn rules_too_large_to_ship_unanchored_ship_anchored() {
+        let engine = Engine::get();
+        let kinds: Vec<(&str, prebuilt::Kind)> = (0..engine.prebuilt.len())
+            .filter_map(|i| Some((catalogue::rules()[i].id, engine.prebuilt[i]?.kind())))
+            .collect();
+        let anchored = kinds
+            .iter()
+            .filter(|(_, kind)| *kind == prebuilt::Kind::FromFirstLiterals)
+            .count();
+        let lazy: Vec<&str> = catalogue::rules()
+            .iter()
+            .enumerate()
+            .filter(|(i, rule)| {
+                matches!(rule.detect, Detect::Pattern { .. }) && engine.prebuilt[*i].is_none()
+            })
+            .map(|(_, rule)| rule.id)
+            .collect();
+        assert!(anchored >= 15, "{anchored} anchored entries");
+        assert!(lazy.len() <= 4, "left lazy: {lazy:?}");
     }
 
     /// A rule's two automata (the backtracker for its first short lines, the lazy DFA after)

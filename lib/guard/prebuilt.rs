@@ -6,8 +6,16 @@
 //! catalogue changes: `rule-dfas.bin` holds their forward and reverse DFAs, minimized and
 //! dense, and a scan reads them in place and walks them. Dense, not sparse: a sparse DFA is
 //! a third of the size but costs several times as much per byte searched, more than the lazy
-//! DFA it replaces. The rules whose DFAs would be large keep their lazy DFAs, which build
-//! only the states a scan visits.
+//! DFA it replaces.
+//!
+//! A rule whose unanchored DFA would be large (a filler such as `(?:\w+\s+)*?` between
+//! alternatives multiplies its states) can still have a small anchored one: searched from
+//! each place one of the pattern's first literals occurs (see [`super::starts`]), it follows
+//! one partial match at a time. Such an entry ships that DFA and the literals, and a scan
+//! needs neither to parse the pattern nor to compile it, nor builds any state on a line it
+//! has not seen: before, these few rules' parsing, compiling and lazy states were a twentieth
+//! of a scan of many skills. The rest (no first literals, or too large even anchored) keep
+//! their lazy DFAs, which build only the states a scan visits.
 //!
 //! The file is linked only into binaries that ask for it ([`enable`], called by
 //! hermes-skill-scan before its first scan): the other binaries scan a skill now and then,
@@ -22,10 +30,14 @@
 
 use std::sync::OnceLock;
 
-use regex_automata::dfa::{dense, regex::Regex};
+use regex_automata::dfa::{Automaton as _, dense, regex::Regex};
+use regex_automata::util::iter::Searcher;
+use regex_automata::{Input, Match, MatchError};
 
 use super::catalogue;
+use super::required::Required;
 use super::rule::Detect;
+use super::starts::Starts;
 
 /// The bytes of a file, aligned for the DFAs' `u32` transitions.
 #[repr(C)]
@@ -46,20 +58,101 @@ static ANCHORS_FILE: &Aligned<[u8]> = &Aligned {
     bytes: *include_bytes!("anchors.bin"),
 };
 
-const MAGIC: &[u8; 8] = b"HRULEDFA";
+/// The file's first bytes; the digit is the version of its layout.
+const MAGIC: &[u8; 8] = b"HRULDFA2";
 
-/// How the DFAs are built; part of every fingerprint, so changing it makes each entry stale.
+/// How the DFAs of a [`Kind::Unanchored`] entry are built; part of its fingerprint, so
+/// changing it makes each such entry stale.
 const RECIPE: &str = "v2: bytes, ASCII classes, multi-line; leftmost-first forward, \
                       anchored all-matches reverse; at most 1 MiB each, minimized; dense";
 
-/// A prebuilt rule automaton.
-pub(super) type PrebuiltRegex = Regex<dense::DFA<&'static [u32]>>;
+/// How the DFA of a [`Kind::FromFirstLiterals`] entry is built, and its literals found.
+const RECIPE_FROM_FIRST_LITERALS: &str = "v1: bytes, ASCII classes, multi-line; anchored \
+                      leftmost-first forward from each first literal (prefix literals, at \
+                      most 48, classes of 4, 16 bytes long); built within 4 MiB, at most 1 MiB \
+                      minimized; dense";
 
-/// A rule's serialized forward and reverse DFAs.
+/// What an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// An unanchored forward DFA (where matches end) and an anchored reverse one (where
+    /// they start).
+    Unanchored,
+    /// An anchored forward DFA and the literals every match begins with.
+    FromFirstLiterals,
+}
+
+impl Kind {
+    fn code(self) -> u32 {
+        match self {
+            Kind::Unanchored => 0,
+            Kind::FromFirstLiterals => 1,
+        }
+    }
+
+    fn recipe(self) -> &'static str {
+        match self {
+            Kind::Unanchored => RECIPE,
+            Kind::FromFirstLiterals => RECIPE_FROM_FIRST_LITERALS,
+        }
+    }
+}
+
+/// A prebuilt DFA, read in place from the binary.
+type PrebuiltDfa = dense::DFA<&'static [u32]>;
+
+/// A prebuilt rule automaton (boxed: a DFA's header is most of a kilobyte, and the engine
+/// keeps a place for one per rule).
+pub(super) enum Prebuilt {
+    /// Searched unanchored, both ends found by the two DFAs.
+    Regex(Box<Regex<PrebuiltDfa>>),
+    /// Searched anchored from each place a first literal occurs.
+    FromFirstLiterals(Box<(PrebuiltDfa, Starts)>),
+}
+
+impl Prebuilt {
+    /// Calls `f` on each match in `haystack`, leftmost first and not overlapping, until it
+    /// returns `Some`. An error means the automaton cannot answer for this haystack (never
+    /// expected: these DFAs have no quit bytes and hold the start states their searches
+    /// use); the caller then asks another.
+    pub(super) fn find_map<T>(
+        &self,
+        haystack: &[u8],
+        mut f: impl FnMut(Match) -> Option<T>,
+    ) -> Result<Option<T>, MatchError> {
+        match self {
+            Prebuilt::Regex(regex) => {
+                let mut matches = Searcher::new(Input::new(haystack));
+                while let Some(m) = matches.try_advance(|input| regex.try_search(input))? {
+                    if let Some(found) = f(m) {
+                        return Ok(Some(found));
+                    }
+                }
+                Ok(None)
+            }
+            Prebuilt::FromFirstLiterals(anchored) => {
+                let (forward, starts) = &**anchored;
+                let search = |input: &Input<'_>| {
+                    Ok(forward
+                        .try_search_fwd(input)?
+                        .map(|end| Match::new(end.pattern(), input.start()..end.offset())))
+                };
+                starts.each_match(haystack, search, f)
+            }
+        }
+    }
+}
+
+/// A rule's serialized automaton.
 #[derive(Clone, Copy)]
 pub(super) struct Entry {
+    kind: Kind,
     forward: &'static [u8],
-    reverse: &'static [u8],
+    /// The reverse DFA ([`Kind::Unanchored`]); or ([`Kind::FromFirstLiterals`]) the length
+    /// of the first literals' part as a little-endian `u32`, that part (each literal a `u32`
+    /// length and its bytes), then what every match holds (see [`Required::to_bytes`];
+    /// nothing when there is nothing to check).
+    rest: &'static [u8],
 }
 
 impl Entry {
@@ -69,24 +162,73 @@ impl Entry {
     /// Read without checking every transition: that check touches each page of the table
     /// and costs about what the search saves. The bytes are the shipped file's, which
     /// `every_prebuilt_dfa_reads_checked` reads with every check.
-    pub(super) fn regex(self) -> Option<PrebuiltRegex> {
+    pub(super) fn automaton(self) -> Option<Prebuilt> {
         // SAFETY: the slices are parts of `FILE`, compiled into the binary from
         // `rule-dfas.bin`, which regex-automata's own serializer wrote
         // (`generate::build`) and which a test deserializes with full validation
         // (`dense::DFA::from_bytes`). The header, alignment, endianness and version are
         // still checked here.
-        let (forward, _) = unsafe { dense::DFA::from_bytes_unchecked(self.forward) }.ok()?;
-        let (reverse, _) = unsafe { dense::DFA::from_bytes_unchecked(self.reverse) }.ok()?;
-        Some(Regex::builder().build_from_dfas(forward, reverse))
+        self.read(|bytes| {
+            unsafe { dense::DFA::from_bytes_unchecked(bytes) }
+                .ok()
+                .map(|d| d.0)
+        })
     }
 
     /// The automaton read with every check (tests).
     #[cfg(test)]
-    pub(super) fn regex_checked(self) -> Option<PrebuiltRegex> {
-        let (forward, _) = dense::DFA::from_bytes(self.forward).ok()?;
-        let (reverse, _) = dense::DFA::from_bytes(self.reverse).ok()?;
-        Some(Regex::builder().build_from_dfas(forward, reverse))
+    pub(super) fn automaton_checked(self) -> Option<Prebuilt> {
+        self.read(|bytes| dense::DFA::from_bytes(bytes).ok().map(|d| d.0))
     }
+
+    /// What the entry holds.
+    pub(super) fn kind(self) -> Kind {
+        self.kind
+    }
+
+    fn read(self, dfa: impl Fn(&'static [u8]) -> Option<PrebuiltDfa>) -> Option<Prebuilt> {
+        let forward = dfa(self.forward)?;
+        Some(match self.kind {
+            Kind::Unanchored => Prebuilt::Regex(Box::new(
+                Regex::builder().build_from_dfas(forward, dfa(self.rest)?),
+            )),
+            Kind::FromFirstLiterals => {
+                let literals = literals(self.first_literals_and_required()?.0)?;
+                Prebuilt::FromFirstLiterals(Box::new((forward, Starts::from_literals(literals)?)))
+            }
+        })
+    }
+
+    /// What every match holds beyond its anchors, shipped so that checking it needs no
+    /// parsing of the pattern ([`Kind::FromFirstLiterals`] entries only); `None` when there
+    /// is nothing to check (or the bytes are not a condition: the check is only a
+    /// prefilter, and a line is then searched).
+    pub(super) fn required(self) -> Option<Required> {
+        match self.kind {
+            Kind::Unanchored => None,
+            Kind::FromFirstLiterals => {
+                let (_, required) = self.first_literals_and_required()?;
+                Required::from_bytes(required)
+            }
+        }
+    }
+
+    fn first_literals_and_required(self) -> Option<(&'static [u8], &'static [u8])> {
+        let (len, rest) = take_u32(self.rest)?;
+        take(rest, len)
+    }
+}
+
+/// The literals of a [`Kind::FromFirstLiterals`] entry; `None` if they do not read whole.
+fn literals(mut bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let (len, rest) = take_u32(bytes)?;
+        let (literal, rest) = take(rest, len)?;
+        out.push(literal.to_vec());
+        bytes = rest;
+    }
+    Some(out)
 }
 
 /// The files, once [`enable`]d (always in tests): the rules' DFAs, the anchor automaton.
@@ -140,15 +282,13 @@ fn entries_in(file: &'static [u8], on_lowered: &[bool]) -> Vec<Option<Entry>> {
             continue;
         };
         next = at + 1;
-        if rule_fingerprint(at, on_lowered[at]) == Some(fingerprint) {
+        if rule_fingerprint(at, on_lowered[at], entry.kind) == Some(fingerprint) {
             out[at] = Some(entry);
         }
     }
     out
 }
 
-/// One entry: the rule's id, the fingerprint, then each DFA's length and, from the next
-/// multiple of four bytes in the file (`base` is where it starts), the DFA itself.
 /// How many entries the shipped file holds, current or not (tests).
 #[cfg(test)]
 pub(super) fn entry_count() -> usize {
@@ -163,6 +303,9 @@ pub(super) fn entry_count() -> usize {
     count
 }
 
+/// One entry: the rule's id, the fingerprint, the kind, the lengths of its two parts and,
+/// each from the next multiple of four bytes in the file (`base` is where it starts), the
+/// forward DFA and the rest (see [`Entry`]).
 fn read_entry(
     bytes: &'static [u8],
     base: usize,
@@ -171,14 +314,22 @@ fn read_entry(
     let (id, rest) = take(rest, id_len)?;
     let id = std::str::from_utf8(id).ok()?;
     let (fingerprint, rest) = rest.split_first_chunk::<8>()?;
+    let (kind, rest) = take_u32(rest)?;
+    let kind = [Kind::Unanchored, Kind::FromFirstLiterals]
+        .into_iter()
+        .find(|k| usize::try_from(k.code()).ok() == Some(kind))?;
     let (forward_len, rest) = take_u32(rest)?;
-    let (reverse_len, rest) = take_u32(rest)?;
+    let (rest_len, rest) = take_u32(rest)?;
     let (forward, rest) = take(skip_padding(rest, base)?, forward_len)?;
-    let (reverse, rest) = take(skip_padding(rest, base)?, reverse_len)?;
+    let (second, rest) = take(skip_padding(rest, base)?, rest_len)?;
     Some((
         id,
         u64::from_le_bytes(*fingerprint),
-        Entry { forward, reverse },
+        Entry {
+            kind,
+            forward,
+            rest: second,
+        },
         rest,
     ))
 }
@@ -206,9 +357,9 @@ fn padding(offset: usize) -> usize {
     (4 - offset % 4) % 4
 }
 
-/// What a rule's DFAs are built from, hashed: its pattern, its case handling and the
-/// recipe. `None` for a rule without a pattern.
-fn rule_fingerprint(index: usize, on_lowered: bool) -> Option<u64> {
+/// What a rule's automaton is built from, hashed: its pattern, its case handling and the
+/// recipe of its kind. `None` for a rule without a pattern.
+fn rule_fingerprint(index: usize, on_lowered: bool, kind: Kind) -> Option<u64> {
     let Detect::Pattern {
         pattern,
         case_sensitive,
@@ -218,7 +369,7 @@ fn rule_fingerprint(index: usize, on_lowered: bool) -> Option<u64> {
         return None;
     };
     let mut hash = Fnv::default();
-    hash.write(RECIPE.as_bytes());
+    hash.write(kind.recipe().as_bytes());
     hash.write(&[u8::from(case_sensitive), u8::from(on_lowered)]);
     hash.write(pattern.as_bytes());
     Some(hash.0)
@@ -253,21 +404,60 @@ pub(super) mod generate {
     use regex_automata::nfa::thompson::{self, WhichCaptures};
     use regex_syntax::hir::Hir;
 
-    use super::{MAGIC, padding, rule_fingerprint};
+    use super::{Kind, MAGIC, padding, rule_fingerprint};
     use crate::guard::catalogue;
+    use crate::guard::required::Required;
+    use crate::guard::rule::Detect;
+    use crate::guard::starts::Starts;
+
+    fn u32_bytes(len: usize) -> [u8; 4] {
+        u32::try_from(len).expect("under 4 GiB").to_le_bytes()
+    }
 
     /// Largest dense DFA (each direction) worth shipping: past it a rule keeps its lazy DFA.
     const DENSE_LIMIT: usize = 1024 * 1024;
 
-    /// A rule's DFAs, forward and reverse, or `None` when they do not fit.
-    pub fn build(hir: &Hir) -> Option<(Vec<u8>, Vec<u8>)> {
-        Some((dfa(hir, false)?, dfa(hir, true)?))
+    /// A rule's automaton: its kind and the two parts of its entry (see `Entry`), or `None`
+    /// when neither kind fits. `anchors`: the rule's, which every line searched holds.
+    pub fn build<S: AsRef<[u8]>>(hir: &Hir, anchors: &[S]) -> Option<(Kind, Vec<u8>, Vec<u8>)> {
+        if let (Some(forward), Some(reverse)) = (
+            dfa(hir, StartKind::Unanchored, false),
+            dfa(hir, StartKind::Anchored, true),
+        ) {
+            return Some((Kind::Unanchored, forward, reverse));
+        }
+        let starts = Starts::of(hir)?;
+        // Determinized within four times the limit: minimizing shrinks these several times.
+        let forward = dfa_within(hir, StartKind::Anchored, false, 4 * DENSE_LIMIT)?;
+        let mut literals = Vec::new();
+        for literal in starts.literals() {
+            literals.extend(u32_bytes(literal.len()));
+            literals.extend(literal);
+        }
+        let mut rest = u32_bytes(literals.len()).to_vec();
+        rest.extend(literals);
+        if let Some(required) = Required::of(hir, anchors) {
+            rest.extend(required.to_bytes());
+        }
+        Some((Kind::FromFirstLiterals, forward, rest))
     }
 
-    /// One direction's DFA, serialized: forward, the unanchored leftmost-first search that
-    /// finds where a match ends; reverse, the anchored all-matches search back from there
-    /// that finds where it starts (what `dfa::regex::Regex` expects of its two halves).
-    fn dfa(hir: &Hir, reverse: bool) -> Option<Vec<u8>> {
+    /// One DFA, serialized: forward, the leftmost-first search that finds where a match
+    /// ends (unanchored, or anchored at a first literal); reverse, the anchored all-matches
+    /// search back from there that finds where it starts (what `dfa::regex::Regex` expects
+    /// of its two halves).
+    fn dfa(hir: &Hir, start_kind: StartKind, reverse: bool) -> Option<Vec<u8>> {
+        dfa_within(hir, start_kind, reverse, DENSE_LIMIT)
+    }
+
+    /// [`dfa`], determinized within `limit` bytes and shipped only if it is at most
+    /// `DENSE_LIMIT` once minimized.
+    fn dfa_within(
+        hir: &Hir,
+        start_kind: StartKind,
+        reverse: bool,
+        limit: usize,
+    ) -> Option<Vec<u8>> {
         let nfa = thompson::Compiler::new()
             .configure(
                 thompson::Config::new()
@@ -277,10 +467,9 @@ pub(super) mod generate {
             )
             .build_from_hir(hir)
             .ok()?;
-        let (start_kind, match_kind) = if reverse {
-            (StartKind::Anchored, MatchKind::All)
-        } else {
-            (StartKind::Unanchored, MatchKind::LeftmostFirst)
+        let match_kind = match reverse {
+            true => MatchKind::All,
+            false => MatchKind::LeftmostFirst,
         };
         let dfa = dense::Builder::new()
             .configure(
@@ -288,30 +477,32 @@ pub(super) mod generate {
                     .prefilter(None)
                     .specialize_start_states(false)
                     .minimize(true)
-                    .dfa_size_limit(Some(DENSE_LIMIT))
-                    .determinize_size_limit(Some(4 * DENSE_LIMIT))
+                    .dfa_size_limit(Some(limit))
+                    .determinize_size_limit(Some(4 * limit))
                     .start_kind(start_kind)
                     .match_kind(match_kind),
             )
             .build_from_nfa(&nfa)
             .ok()?;
         let (bytes, padding) = dfa.to_bytes_little_endian();
-        Some(bytes[padding..].to_vec())
+        (bytes.len() - padding <= DENSE_LIMIT).then(|| bytes[padding..].to_vec())
     }
 
     /// The whole file, from each rule's parsed pattern (`hir`) and case handling.
     pub fn file(hir: impl Fn(usize) -> Option<Hir>, on_lowered: &[bool]) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         for (index, rule) in catalogue::rules().iter().enumerate() {
-            let (Some(fingerprint), Some(hir)) =
-                (rule_fingerprint(index, on_lowered[index]), hir(index))
+            let Detect::Pattern { anchors, .. } = rule.detect else {
+                continue;
+            };
+            let Some((kind, forward, rest)) = hir(index).and_then(|hir| build(&hir, anchors))
             else {
                 continue;
             };
-            let Some((forward, reverse)) = build(&hir) else {
+            let Some(fingerprint) = rule_fingerprint(index, on_lowered[index], kind) else {
                 continue;
             };
-            push_entry(&mut out, rule.id, fingerprint, &forward, &reverse);
+            push_entry(&mut out, rule.id, fingerprint, kind, &forward, &rest);
         }
         out
     }
@@ -321,20 +512,18 @@ pub(super) mod generate {
         out: &mut Vec<u8>,
         id: &str,
         fingerprint: u64,
+        kind: Kind,
         forward: &[u8],
-        reverse: &[u8],
+        rest: &[u8],
     ) {
-        out.extend(u32::try_from(id.len()).expect("short id").to_le_bytes());
+        out.extend(u32_bytes(id.len()));
         out.extend(id.as_bytes());
         out.extend(fingerprint.to_le_bytes());
-        for part in [forward, reverse] {
-            out.extend(
-                u32::try_from(part.len())
-                    .expect("DFA under 4 GiB")
-                    .to_le_bytes(),
-            );
+        out.extend(kind.code().to_le_bytes());
+        for part in [forward, rest] {
+            out.extend(u32_bytes(part.len()));
         }
-        for part in [forward, reverse] {
+        for part in [forward, rest] {
             out.resize(out.len() + padding(out.len()), 0);
             out.extend(part);
         }
@@ -352,8 +541,8 @@ mod tests {
 
     /// The first two pattern rules: their indices and fingerprints.
     fn two_rules() -> [(usize, u64); 2] {
-        let mut found =
-            (0..catalogue::rules().len()).filter_map(|i| Some((i, rule_fingerprint(i, false)?)));
+        let mut found = (0..catalogue::rules().len())
+            .filter_map(|i| Some((i, rule_fingerprint(i, false, Kind::Unanchored)?)));
         [found.next(), found.next()].map(|r| r.expect("two pattern rules"))
     }
 
@@ -365,22 +554,22 @@ mod tests {
     fn entries_are_read_back_with_their_bytes_whatever_their_alignment() {
         let [(a, fa), (b, fb)] = two_rules();
         let mut file = MAGIC.to_vec();
-        push_entry(&mut file, id(a), fa, b"forward", b"rev");
-        push_entry(&mut file, id(b), fb, b"", b"xy");
+        push_entry(&mut file, id(a), fa, Kind::Unanchored, b"forward", b"rev");
+        push_entry(&mut file, id(b), fb, Kind::Unanchored, b"", b"xy");
         let file = leak(file);
         let entries = entries_in(file, &vec![false; catalogue::rules().len()]);
         let base = file.as_ptr() as usize;
         let read: Vec<(usize, &[u8], &[u8])> = entries
             .iter()
             .enumerate()
-            .filter_map(|(i, e)| e.map(|e| (i, e.forward, e.reverse)))
+            .filter_map(|(i, e)| e.map(|e| (i, e.forward, e.rest)))
             .collect();
         assert_eq!(
             read,
             [(a, &b"forward"[..], &b"rev"[..]), (b, &b""[..], &b"xy"[..])]
         );
         for entry in entries.iter().flatten() {
-            for part in [entry.forward, entry.reverse] {
+            for part in [entry.forward, entry.rest] {
                 assert_eq!(
                     (part.as_ptr() as usize - base) % 4,
                     0,
@@ -394,9 +583,9 @@ mod tests {
     fn an_entry_is_taken_only_while_its_fingerprint_matches_its_rule() {
         let [(a, fa), (b, fb)] = two_rules();
         let mut file = MAGIC.to_vec();
-        push_entry(&mut file, id(a), fa ^ 1, b"f", b"r");
-        push_entry(&mut file, "no-such-rule", fb, b"f", b"r");
-        push_entry(&mut file, id(b), fb, b"f", b"r");
+        push_entry(&mut file, id(a), fa ^ 1, Kind::Unanchored, b"f", b"r");
+        push_entry(&mut file, "no-such-rule", fb, Kind::Unanchored, b"f", b"r");
+        push_entry(&mut file, id(b), fb, Kind::Unanchored, b"f", b"r");
         let entries = entries_in(leak(file), &vec![false; catalogue::rules().len()]);
         assert!(entries[a].is_none(), "stale");
         assert!(entries[b].is_some(), "read past an unknown rule");
@@ -404,7 +593,7 @@ mod tests {
         let mut on_lowered = vec![false; catalogue::rules().len()];
         on_lowered[b] = true;
         let mut file = MAGIC.to_vec();
-        push_entry(&mut file, id(b), fb, b"f", b"r");
+        push_entry(&mut file, id(b), fb, Kind::Unanchored, b"f", b"r");
         assert!(entries_in(leak(file), &on_lowered)[b].is_none());
     }
 
@@ -412,8 +601,8 @@ mod tests {
     fn entries_out_of_catalogue_order_are_found() {
         let [(a, fa), (b, fb)] = two_rules();
         let mut file = MAGIC.to_vec();
-        push_entry(&mut file, id(b), fb, b"f", b"r");
-        push_entry(&mut file, id(a), fa, b"f", b"r");
+        push_entry(&mut file, id(b), fb, Kind::Unanchored, b"f", b"r");
+        push_entry(&mut file, id(a), fa, Kind::Unanchored, b"f", b"r");
         let entries = entries_in(leak(file), &vec![false; catalogue::rules().len()]);
         assert!(entries[a].is_some() && entries[b].is_some());
     }
@@ -423,7 +612,14 @@ mod tests {
         let [(a, fa), _] = two_rules();
         let rules = catalogue::rules().len();
         let mut whole = MAGIC.to_vec();
-        push_entry(&mut whole, id(a), fa, b"forward", b"reverse");
+        push_entry(
+            &mut whole,
+            id(a),
+            fa,
+            Kind::Unanchored,
+            b"forward",
+            b"reverse",
+        );
         assert!(entries_in(leak(whole.clone()), &vec![false; rules])[a].is_some());
         for cut in MAGIC.len() + 1..whole.len() {
             let entries = entries_in(leak(whole[..cut].to_vec()), &vec![false; rules]);
@@ -439,12 +635,71 @@ mod tests {
 
     #[test]
     fn bytes_that_are_not_a_dfa_read_as_none() {
-        let entry = Entry {
-            forward: b"not a dfa at all",
-            reverse: b"",
-        };
-        assert!(entry.regex().is_none());
-        assert!(entry.regex_checked().is_none());
+        for kind in [Kind::Unanchored, Kind::FromFirstLiterals] {
+            let entry = Entry {
+                kind,
+                forward: b"not a dfa at all",
+                rest: b"",
+            };
+            assert!(entry.automaton().is_none());
+            assert!(entry.automaton_checked().is_none());
+        }
+    }
+
+    /// An entry's kind is read back, and is part of what its fingerprint covers: the same
+    /// bytes under the other kind are another automaton.
+    #[test]
+    fn an_entry_keeps_its_kind_and_its_fingerprint_covers_it() {
+        let [(a, _), _] = two_rules();
+        let rules = catalogue::rules().len();
+        let anchored = rule_fingerprint(a, false, Kind::FromFirstLiterals).expect("a pattern");
+        let mut file = MAGIC.to_vec();
+        push_entry(
+            &mut file,
+            id(a),
+            anchored,
+            Kind::FromFirstLiterals,
+            b"f",
+            b"r",
+        );
+        let entry = entries_in(leak(file), &vec![false; rules])[a].expect("current");
+        assert_eq!(entry.kind(), Kind::FromFirstLiterals);
+        let mut file = MAGIC.to_vec();
+        push_entry(&mut file, id(a), anchored, Kind::Unanchored, b"f", b"r");
+        assert!(entries_in(leak(file), &vec![false; rules])[a].is_none());
+        // A kind this version does not know ends the reading, as a cut file does.
+        let mut file = MAGIC.to_vec();
+        push_entry(
+            &mut file,
+            id(a),
+            anchored,
+            Kind::FromFirstLiterals,
+            b"f",
+            b"r",
+        );
+        let at = MAGIC.len() + 4 + id(a).len() + 8;
+        file[at] = 7;
+        assert!(entries_in(leak(file), &vec![false; rules])[a].is_none());
+    }
+
+    #[test]
+    fn first_literals_read_back_only_when_whole() {
+        let mut bytes = Vec::new();
+        for literal in [&b"nc"[..], b"netcat"] {
+            bytes.extend(u32::try_from(literal.len()).expect("short").to_le_bytes());
+            bytes.extend(literal);
+        }
+        assert_eq!(
+            literals(&bytes),
+            Some(vec![b"nc".to_vec(), b"netcat".to_vec()])
+        );
+        for cut in 1..bytes.len() {
+            if cut != 6 {
+                assert_eq!(literals(&bytes[..cut]), None, "cut at {cut}");
+            }
+        }
+        assert_eq!(literals(&bytes[..6]), Some(vec![b"nc".to_vec()]));
+        assert_eq!(literals(b""), Some(Vec::new()));
     }
 
     #[test]

@@ -140,6 +140,85 @@ impl Required {
         Some(Required { need, finders })
     }
 
+    /// The condition as bytes, to ship with a rule's prebuilt automaton (see
+    /// `prebuilt::Entry`): the literals (a little-endian `u32` count, then each as a `u32`
+    /// length and its bytes), then the condition's tree, each node a tag (0 a literal, 1 all
+    /// of, 2 any of) and a `u32` (the literal's number, or how many parts follow).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        fn node(need: &Need, out: &mut Vec<u8>) {
+            let (tag, value, parts): (u8, usize, &[Need]) = match need {
+                Need::Literal(i) => (0, *i, &[]),
+                Need::All(needs) => (1, needs.len(), needs),
+                Need::Any(needs) => (2, needs.len(), needs),
+            };
+            out.push(tag);
+            out.extend(u32::try_from(value).unwrap_or(u32::MAX).to_le_bytes());
+            for part in parts {
+                node(part, out);
+            }
+        }
+        let mut out = Vec::new();
+        let count = u32::try_from(self.finders.len()).unwrap_or(u32::MAX);
+        out.extend(count.to_le_bytes());
+        for finder in &self.finders {
+            let needle = finder.needle();
+            out.extend(
+                u32::try_from(needle.len())
+                    .unwrap_or(u32::MAX)
+                    .to_le_bytes(),
+            );
+            out.extend(needle);
+        }
+        node(&self.need, &mut out);
+        out
+    }
+
+    /// The condition [`Required::to_bytes`] wrote; `None` unless `bytes` are one whole and
+    /// well-formed (every literal named exists, the tree is not deeper than any pattern's).
+    pub fn from_bytes(bytes: &[u8]) -> Option<Required> {
+        fn u32_at(bytes: &mut &[u8]) -> Option<usize> {
+            let (head, rest) = bytes.split_first_chunk::<4>()?;
+            *bytes = rest;
+            usize::try_from(u32::from_le_bytes(*head)).ok()
+        }
+        fn node(bytes: &mut &[u8], literals: usize, depth: usize) -> Option<Need> {
+            let (&tag, rest) = bytes.split_first()?;
+            *bytes = rest;
+            let value = u32_at(bytes)?;
+            if tag == 0 {
+                return (value < literals).then_some(Need::Literal(value));
+            }
+            // Each part takes five bytes at least: no count of parts beyond them is believed.
+            if depth == MAX_DEPTH || value > bytes.len() / 5 {
+                return None;
+            }
+            let parts = (0..value)
+                .map(|_| node(bytes, literals, depth + 1))
+                .collect::<Option<Vec<Need>>>()?;
+            match tag {
+                1 => Some(Need::All(parts)),
+                2 => Some(Need::Any(parts)),
+                _ => None,
+            }
+        }
+        /// Deeper than any condition a pattern gives; bounds the recursion on bad bytes.
+        const MAX_DEPTH: usize = 64;
+        let mut rest = bytes;
+        let count = u32_at(&mut rest)?;
+        if count > MOST_LITERALS {
+            return None;
+        }
+        let mut finders = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = u32_at(&mut rest)?;
+            let needle = rest.get(..len)?;
+            rest = &rest[len..];
+            finders.push(memmem::Finder::new(needle).into_owned());
+        }
+        let need = node(&mut rest, count, 0)?;
+        (rest.is_empty() && !need.is_nothing()).then_some(Required { need, finders })
+    }
+
     /// Whether `lowered` (a text with its ASCII letters lower-cased) holds what every match
     /// holds: false means the text holds no match. Each literal is looked for at most once,
     /// and only when the answer depends on it.
@@ -461,6 +540,57 @@ mod tests {
             described(r"curl.*\bpost\b", &["curl", "post"]).as_deref(),
             Some(r#""curl" & "post""#)
         );
+    }
+
+    /// What `to_bytes` writes reads back as the same condition, for every rule of the
+    /// catalogue; bytes cut short, extended or with a bad part read as none.
+    #[test]
+    fn conditions_read_back_from_their_bytes_and_only_whole() {
+        use crate::guard::catalogue;
+        use crate::guard::rule::Detect;
+        let mut read_back = 0;
+        for rule in catalogue::rules() {
+            let Detect::Pattern {
+                pattern,
+                case_sensitive,
+                anchors,
+                ..
+            } = rule.detect
+            else {
+                continue;
+            };
+            let Some(required) = Required::of(&parsed(pattern, case_sensitive), anchors) else {
+                continue;
+            };
+            let bytes = required.to_bytes();
+            let again = Required::from_bytes(&bytes).expect("reads back");
+            assert_eq!(again.need, required.need, "{}", rule.id);
+            assert_eq!(again.describe(), required.describe(), "{}", rule.id);
+            for cut in 0..bytes.len() {
+                assert!(
+                    Required::from_bytes(&bytes[..cut]).is_none(),
+                    "{} cut at {cut}",
+                    rule.id
+                );
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(Required::from_bytes(&longer).is_none(), "{}", rule.id);
+            read_back += 1;
+        }
+        assert!(read_back > 30, "{read_back} conditions");
+        // A literal that is not there, an unknown tag, a condition of nothing.
+        let one_literal = |tree: &[u8]| {
+            let mut bytes = vec![1, 0, 0, 0, 2, 0, 0, 0, b'a', b'b'];
+            bytes.extend(tree);
+            Required::from_bytes(&bytes)
+        };
+        assert!(one_literal(&[0, 0, 0, 0, 0]).is_some());
+        assert!(one_literal(&[0, 1, 0, 0, 0]).is_none());
+        assert!(one_literal(&[3, 1, 0, 0, 0, 0, 0, 0, 0, 0]).is_none());
+        assert!(one_literal(&[1, 0, 0, 0, 0]).is_none());
+        // A count of parts beyond what the bytes can hold is not believed.
+        assert!(one_literal(&[2, 255, 255, 255, 255, 0, 0, 0, 0, 0]).is_none());
     }
 
     #[test]

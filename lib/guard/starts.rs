@@ -9,6 +9,7 @@
 //! matches are the same: the leftmost match starts where some first literal occurs, and an
 //! anchored search from there finds it with the same preference among alternatives.
 
+use regex_automata::{Anchored, Input, Match, MatchError};
 use regex_syntax::hir::Hir;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
@@ -35,10 +36,16 @@ impl Starts {
             .limit_literal_len(16);
         let seq = extractor.extract(hir);
         let found = seq.literals()?;
-        if found.is_empty() || found.iter().any(|l| l.as_bytes().is_empty()) {
+        Starts::from_literals(found.iter().map(|l| l.as_bytes().to_vec()).collect())
+    }
+
+    /// Places where one of `literals` occurs, as [`Starts::of`] a pattern whose matches all
+    /// begin with one of them (shipped with a rule's prebuilt automaton, see
+    /// `prebuilt::Entry`); `None` when there is none, or one is empty.
+    pub fn from_literals(mut literals: Vec<Vec<u8>>) -> Option<Starts> {
+        if literals.is_empty() || literals.iter().any(Vec::is_empty) {
             return None;
         }
-        let mut literals: Vec<Vec<u8>> = found.iter().map(|l| l.as_bytes().to_vec()).collect();
         literals.sort();
         literals.dedup();
         // One that begins with another occurs only where the other does.
@@ -49,6 +56,38 @@ impl Starts {
             first[usize::from(literal[0])] = true;
         }
         Some(Starts { literals, first })
+    }
+
+    /// The literals, in byte order; none begins with another.
+    pub fn literals(&self) -> &[Vec<u8>] {
+        &self.literals
+    }
+
+    /// The matches in `haystack`, leftmost first and not overlapping, of a pattern every
+    /// match of which begins with one of the literals, handed to `f` until it returns
+    /// `Some`; `search` finds the match anchored at the start of its input, if any. The next
+    /// match is the first found anchored at a place a literal occurs, from the end of the
+    /// last one on; look-behind still sees the bytes before each place.
+    pub fn each_match<T>(
+        &self,
+        haystack: &[u8],
+        mut search: impl FnMut(&Input<'_>) -> Result<Option<Match>, MatchError>,
+        mut f: impl FnMut(Match) -> Option<T>,
+    ) -> Result<Option<T>, MatchError> {
+        let mut from = 0;
+        while let Some(at) = self.in_text(haystack, from).next() {
+            let input = Input::new(haystack)
+                .span(at..haystack.len())
+                .anchored(Anchored::Yes);
+            from = at + 1;
+            if let Some(m) = search(&input)? {
+                if let Some(found) = f(m) {
+                    return Ok(Some(found));
+                }
+                from = from.max(m.end());
+            }
+        }
+        Ok(None)
     }
 
     /// The offsets of `haystack`, from `from` on and in order, at which one of the literals
