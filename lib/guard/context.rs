@@ -390,18 +390,17 @@ fn code_comment(trimmed: &str) -> Option<&str> {
 }
 
 /// Words that mark the end of a bad example in a code block.
-pub(super) static GOOD_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    intent::compile(
-        r"\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔",
-    )
-});
+pub(super) static GOOD_MARKERS: LazyLock<Regex> =
+    LazyLock::new(|| intent::compile("context/good-markers", GOOD_MARKERS_PATTERN));
+
+pub(super) const GOOD_MARKERS_PATTERN: &str =
+    r"\b(?:good|correct|right|better|safe|secure|recommended|instead|do\s+this|fixed)\b|✅|✓|✔";
 
 /// Headings of sections about risks, attacks and mistakes.
-pub(super) static RISK_HEADINGS: LazyLock<Regex> = LazyLock::new(|| {
-    intent::compile(
-        r"\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|attackers?|exfiltrat\w*|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b",
-    )
-});
+pub(super) static RISK_HEADINGS: LazyLock<Regex> =
+    LazyLock::new(|| intent::compile("context/risk-headings", RISK_HEADINGS_PATTERN));
+
+pub(super) const RISK_HEADINGS_PATTERN: &str = r"\b(?:anti-?patterns?|pitfalls?|mistakes?|don'?ts|what\s+not\s+to\s+do|red\s+flags?|bad\s+(?:examples?|practices?)|insecure|vulnerab\w*|attacks?|attackers?|exfiltrat\w*|threats?|malicious|exploits?|dangerous|risks?|security\s+(?:checks?|rules?|patterns?|review|scan\w*)|detection|injection|jailbreak\w*|adversarial|red[\s-]?team\w*|payloads?|never)\b";
 
 /// How a match weighs, and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

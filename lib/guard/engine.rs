@@ -1120,18 +1120,25 @@ mod tests {
         }
     }
 
-    /// Every entry of the shipped file is current (its fingerprint matches its rule) and its
-    /// DFAs pass every check of the DFA library's deserializer (see `Entry::regex`).
+    /// Every entry of the shipped file is current (its fingerprint matches its rule or named
+    /// pattern) and its DFAs pass every check of the DFA library's deserializer (see
+    /// `Entry::automaton`).
     #[test]
     fn every_prebuilt_dfa_is_current_and_reads_checked() {
         let engine = Engine::get();
+        let shipped_patterns = crate::guard::intent::shipped_patterns();
+        for (name, pattern) in &shipped_patterns {
+            let on_lowered = lowered::folds_on_lowered_text(pattern);
+            let entry = prebuilt::pattern_entry(name, pattern, on_lowered).expect("current");
+            assert!(entry.automaton_checked().is_some(), "{name}");
+        }
         let current: Vec<usize> = (0..engine.prebuilt.len())
             .filter(|&i| engine.prebuilt[i].is_some())
             .collect();
         assert_eq!(
-            current.len(),
+            current.len() + shipped_patterns.len(),
             prebuilt::entry_count(),
-            "every entry is current"
+            "every entry is current (the rules', and the named patterns' of `intent`)"
         );
         assert!(current.len() > 120, "{} rules prebuilt", current.len());
         for index in current {

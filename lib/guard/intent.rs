@@ -8,22 +8,27 @@
 //! sentence that only describes what attackers do gives the agent no order.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex_automata::meta;
+
+use super::prebuilt::Prebuilt;
 
 /// A pattern over bytes with ASCII case folding, built like the rules' automata: they build
 /// in a fraction of the time a Unicode regex takes, which start-up pays for. Curly quotes
 /// and emoji are matched as their UTF-8 bytes. Read for lower-cased text where it can be
 /// (see `guard::lowered`): half the building, which is most of what a one-skill scan does
 /// when a finding's context is weighed; the text is then lower-cased for each search, every
-/// byte offset kept.
+/// byte offset kept. Where the binary ships its DFAs (see `prebuilt::pattern`), nothing is
+/// built at all.
 pub(super) struct Regex {
-    regex: meta::Regex,
-    on_lowered: bool,
-    /// The pattern, to compare the two forms in tests.
-    #[cfg(test)]
+    /// The DFAs built ahead of time, when the shipped file holds them current.
+    prebuilt: Option<Prebuilt>,
+    /// Compiled on first need: when nothing was prebuilt (or it cannot answer, never
+    /// expected).
+    compiled: OnceLock<meta::Regex>,
     pattern: String,
+    on_lowered: bool,
 }
 
 impl Regex {
@@ -34,29 +39,68 @@ impl Regex {
         }
     }
 
+    fn compiled(&self) -> &meta::Regex {
+        self.compiled.get_or_init(|| {
+            let compiled = match self.on_lowered {
+                true => super::engine::compile_for_lowered_text(&self.pattern),
+                false => None,
+            };
+            compiled.unwrap_or_else(|| {
+                super::engine::compile(&self.pattern, false).expect("static regex")
+            })
+        })
+    }
+
     pub(super) fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(&*self.haystack(text))
+        let haystack = self.haystack(text);
+        if let Some(Ok(found)) = self.prebuilt.as_ref().map(|p| p.is_match(&haystack)) {
+            return found;
+        }
+        self.compiled().is_match(&*haystack)
     }
 
     fn find(&self, text: &str) -> Option<(usize, usize)> {
-        self.regex
-            .find(&*self.haystack(text))
-            .map(|m| (m.start(), m.end()))
+        let haystack = self.haystack(text);
+        let span = |m: regex_automata::Match| Some((m.start(), m.end()));
+        if let Some(Ok(found)) = self.prebuilt.as_ref().map(|p| p.find_map(&haystack, span)) {
+            return found;
+        }
+        self.compiled().find(&*haystack).and_then(span)
     }
 
     fn find_iter(&self, text: &str) -> impl Iterator<Item = (usize, usize)> {
-        let spans: Vec<(usize, usize)> = self
-            .regex
-            .find_iter(&*self.haystack(text))
-            .map(|m| (m.start(), m.end()))
-            .collect();
+        let haystack = self.haystack(text);
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let answered = self.prebuilt.as_ref().map(|p| {
+            p.find_map(&haystack, |m| {
+                spans.push((m.start(), m.end()));
+                None::<()>
+            })
+        });
+        if !matches!(answered, Some(Ok(_))) {
+            spans = self
+                .compiled()
+                .find_iter(&*haystack)
+                .map(|m| (m.start(), m.end()))
+                .collect();
+        }
         spans.into_iter()
     }
 }
 
-/// A pattern compiled as [`Regex`] says: case-insensitive, read for lower-cased text where
-/// it has a lowered form.
-pub(super) fn compile(pattern: &str) -> Regex {
+/// A pattern named `name` (as its prebuilt DFAs are, see [`SHIPPED`]), read as [`Regex`]
+/// says: case-insensitive, for lower-cased text where it has a lowered form.
+pub(super) fn compile(name: &str, pattern: &str) -> Regex {
+    let folds = super::lowered::folds_on_lowered_text(pattern);
+    // Shipped only when the pattern has a lowered form, if it folds (see `generate::file`).
+    if let Some(prebuilt) = super::prebuilt::pattern(name, pattern, folds) {
+        return Regex {
+            prebuilt: Some(prebuilt),
+            compiled: OnceLock::new(),
+            pattern: pattern.to_string(),
+            on_lowered: folds,
+        };
+    }
     let (regex, on_lowered) = match super::engine::compile_for_lowered_text(pattern) {
         Some(regex) => (regex, true),
         None => (
@@ -65,58 +109,83 @@ pub(super) fn compile(pattern: &str) -> Regex {
         ),
     };
     Regex {
-        regex,
-        on_lowered,
-        #[cfg(test)]
+        prebuilt: None,
+        compiled: OnceLock::from(regex),
         pattern: pattern.to_string(),
+        on_lowered,
     }
+}
+
+/// The patterns of the scanner's own whose DFAs the binary ships, by name (see
+/// `prebuilt::pattern`; `make rule-dfas` builds them): the judgements of this module and
+/// of `context`, which weigh every finding.
+#[cfg(test)]
+pub(super) fn shipped_patterns() -> Vec<(&'static str, String)> {
+    use super::context::{GOOD_MARKERS_PATTERN, RISK_HEADINGS_PATTERN};
+    [
+        ("intent/bad-label", bad_label_pattern().as_str()),
+        ("intent/bad-mark", BAD_MARK_PATTERN),
+        ("intent/negated-directive", NEGATED),
+        ("intent/imperative", IMPERATIVE_PATTERN),
+        ("intent/describes-attack", DESCRIBES_ATTACK_PATTERN),
+        ("intent/specimen", SPECIMEN_PATTERN),
+        ("intent/example-frame", EXAMPLE_FRAME_PATTERN),
+        ("intent/specimen-label", SPECIMEN_LABEL_PATTERN),
+        ("intent/negation-at-end", NEGATION_AT_END_PATTERN),
+        ("context/good-markers", GOOD_MARKERS_PATTERN),
+        ("context/risk-headings", RISK_HEADINGS_PATTERN),
+    ]
+    .into_iter()
+    .map(|(name, pattern)| (name, pattern.to_string()))
+    .collect()
 }
 
 /// A negation that governs a verb of doing: "never run", "don't paste", "do not follow".
 const NEGATED: &str = r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to)\s+(?:(?:ever|blindly|actually|just|simply|accidentally|directly)\s+)?(?:run|use|execute|exec|pipe|type|paste|copy|follow|obey|do|try|call|invoke|write|add|put|store|commit|send|upload|share|act|trust|install|download|source|eval|include|leave|hard-?code|echo|print|log|expose|grant|disable|turn|delete|remove|let|allow)\b";
 
 /// A label that marks what follows as a bad example, at the start of a lead-in or comment.
-static BAD_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    compile(&format!(
+static BAD_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/bad-label", &bad_label_pattern()));
+
+fn bad_label_pattern() -> String {
+    format!(
         r"^[\s#/*>;\-(]*(?:❌|✗|✘|🚫|⛔|\*\*)?\s*(?:(?:bad|wrong|insecure|vulnerable|unsafe|dangerous|incorrect|malicious|anti-?pattern|vulnerability|exploit|attacker'?s?|forbidden|prohibited|red\s+flag)s?\b|(?:mistake|pitfall|avoid|before)s?\s*[:(]|avoid\s+(?:this|these|doing|running|using|piping)\b|(?:an?\s+)?examples?\s+of\s+(?:an?\s+)?(?:bad|malicious|dangerous|insecure|vulnerable|attack)|{NEGATED})"
-    ))
-});
+    )
+}
 
 /// Emoji marks that label a bad example wherever they sit in a short label.
-static BAD_MARK: LazyLock<Regex> = LazyLock::new(|| compile(r"❌|✗|✘|🚫|⛔"));
+static BAD_MARK: LazyLock<Regex> = LazyLock::new(|| compile("intent/bad-mark", BAD_MARK_PATTERN));
+
+const BAD_MARK_PATTERN: &str = r"❌|✗|✘|🚫|⛔";
 
 /// A negated directive anywhere in a sentence.
-static NEGATED_DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| compile(NEGATED));
+static NEGATED_DIRECTIVE: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/negated-directive", NEGATED));
 
 /// A verb of doing at the start of a clause: an order to the agent. "do" followed by "not"
 /// is checked by the caller.
-static IMPERATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?:^\s*(?:(?:\d+[.)]|[-*+>])\s+)?|[.!?;:,]\s+|\(\s*|\b(?:then|and|first|next|now|finally|also|please|just|always|simply|quietly|silently|immediately|you|you\s+(?:must|should|will|can|may)|need\s+to|have\s+to|has\s+to|want\s+to|sure\s+to|remember\s+to|going\s+to|got\s+to)\s+)(?:run|execute|exec|send|upload|post|delete|remove|add|append|write|save|copy|paste|download|fetch|install|create|open|set|turn|disable|enable|use|call|invoke|start|launch|put|edit|modify|change|replace|push|commit|read|collect|pack|encode|decode|resolve|overwrite|connect|drop|reset|wipe|erase|clear|follow|do|make|ignore|include|print|reveal|treat|remember|forget|type|enter|pipe|load|schedule|register|grant|approve|share|forward|email|store|insert|update|apply|restart|kill|stop|format|shred|purge|empty|move|rename|tell|leave|hide|answer|respond|paste|attach|mirror|sync|back\s+up|exfiltrate|dump|export|source|eval|curl|wget|decrypt|decompress|unpack|extract|unzip|build|compile|configure|prepare|clean|fix|check|verify|deploy|try|get|grab|rotate|migrate|upgrade|patch|register|activate|trigger|spawn)\b",
-    )
-});
+static IMPERATIVE: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/imperative", IMPERATIVE_PATTERN));
+
+const IMPERATIVE_PATTERN: &str = r"(?:^\s*(?:(?:\d+[.)]|[-*+>])\s+)?|[.!?;:,]\s+|\(\s*|\b(?:then|and|first|next|now|finally|also|please|just|always|simply|quietly|silently|immediately|you|you\s+(?:must|should|will|can|may)|need\s+to|have\s+to|has\s+to|want\s+to|sure\s+to|remember\s+to|going\s+to|got\s+to)\s+)(?:run|execute|exec|send|upload|post|delete|remove|add|append|write|save|copy|paste|download|fetch|install|create|open|set|turn|disable|enable|use|call|invoke|start|launch|put|edit|modify|change|replace|push|commit|read|collect|pack|encode|decode|resolve|overwrite|connect|drop|reset|wipe|erase|clear|follow|do|make|ignore|include|print|reveal|treat|remember|forget|type|enter|pipe|load|schedule|register|grant|approve|share|forward|email|store|insert|update|apply|restart|kill|stop|format|shred|purge|empty|move|rename|tell|leave|hide|answer|respond|paste|attach|mirror|sync|back\s+up|exfiltrate|dump|export|source|eval|curl|wget|decrypt|decompress|unpack|extract|unzip|build|compile|configure|prepare|clean|fix|check|verify|deploy|try|get|grab|rotate|migrate|upgrade|patch|register|activate|trigger|spawn)\b";
 
 /// Words that show a sentence is about attacks or detection rather than doing something.
-static DESCRIBES_ATTACK: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"\b(?:attackers?|attacks?|adversar\w*|malicious|malware|exploits?|exploited|payloads?|threat\s+actors?|threats?|red\s+flags?|indicators?|detects?|detection|detectors?|detected|flags?|flagged|blocks?|blocked|signatures?|injections?|jailbreaks?|phishing|compromise[sd]?|backdoors?|exfiltrat\w*|steal\w*|stolen|e\.g\.|for\s+example|such\s+as|typical(?:ly)?|classic|dangerous|risky|unsafe|insecure|vulnerab\w*|never)\b",
-    )
-});
+static DESCRIBES_ATTACK: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/describes-attack", DESCRIBES_ATTACK_PATTERN));
+
+const DESCRIBES_ATTACK_PATTERN: &str = r"\b(?:attackers?|attacks?|adversar\w*|malicious|malware|exploits?|exploited|payloads?|threat\s+actors?|threats?|red\s+flags?|indicators?|detects?|detection|detectors?|detected|flags?|flagged|blocks?|blocked|signatures?|injections?|jailbreaks?|phishing|compromise[sd]?|backdoors?|exfiltrat\w*|steal\w*|stolen|e\.g\.|for\s+example|such\s+as|typical(?:ly)?|classic|dangerous|risky|unsafe|insecure|vulnerab\w*|never)\b";
 
 /// Attack vocabulary strong enough to mark a quoted instruction as a specimen: the words an
 /// instruction to the agent does not need.
-static SPECIMEN: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"\b(?:attackers?|attacks?|adversar\w*|malicious|payloads?|injections?|jailbreaks?|red[\s-]?team\w*|detects?|detection|detectors?|classif\w*|phishing|specimens?|test\s+(?:strings?|cases?|data|samples?|inputs?)|labell?ed|fixtures?|threat\s+model\w*|signatures?|blocklist|denylist)\b",
-    )
-});
+static SPECIMEN: LazyLock<Regex> = LazyLock::new(|| compile("intent/specimen", SPECIMEN_PATTERN));
+
+const SPECIMEN_PATTERN: &str = r"\b(?:attackers?|attacks?|adversar\w*|malicious|payloads?|injections?|jailbreaks?|red[\s-]?team\w*|detects?|detection|detectors?|classif\w*|phishing|specimens?|test\s+(?:strings?|cases?|data|samples?|inputs?)|labell?ed|fixtures?|threat\s+model\w*|signatures?|blocklist|denylist)\b";
 
 /// Words that frame what they introduce as an example.
-static EXAMPLE_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|phrasing|language|avoid|trained\s+to|typical)\b",
-    )
-});
+static EXAMPLE_FRAME: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/example-frame", EXAMPLE_FRAME_PATTERN));
+
+const EXAMPLE_FRAME_PATTERN: &str = r"\b(?:e\.g\.|for\s+example|for\s+instance|such\s+as|like|examples?|phrases?|patterns?|strings?|wording|phrasing|language|avoid|trained\s+to|typical)\b";
 
 /// Whether a sentence frames something as an example and orders nothing itself.
 pub fn framed_as_example(text: &str) -> bool {
@@ -153,11 +222,10 @@ fn floor(text: &str, mut at: usize) -> usize {
 }
 
 /// A label at the start of a code line that shows it as a specimen ("Pattern: …").
-static SPECIMEN_LABEL: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"^[\s#/*>;|-]*(?:pattern|example|match(?:es)?|detects?|detected|flagged|finding|signature|indicator|ioc|bad|wrong|insecure|vulnerable|malicious|attack|payload)s?\s*[:=]",
-    )
-});
+static SPECIMEN_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/specimen-label", SPECIMEN_LABEL_PATTERN));
+
+const SPECIMEN_LABEL_PATTERN: &str = r"^[\s#/*>;|-]*(?:pattern|example|match(?:es)?|detects?|detected|flagged|finding|signature|indicator|ioc|bad|wrong|insecure|vulnerable|malicious|attack|payload)s?\s*[:=]";
 
 /// Whether the text before a match on its line labels the line a specimen.
 pub fn specimen_label(before: &str) -> bool {
@@ -237,11 +305,10 @@ fn orders_despite_label(text: &str) -> bool {
 }
 
 /// A negation that ends right where the match begins ("never `rm -rf ~`", "Never delete").
-static NEGATION_AT_END: LazyLock<Regex> = LazyLock::new(|| {
-    compile(
-        r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to|\bnor)\s*(?:(?:ever|blindly|just|simply|accidentally)\s+)?(?:\w+\s+)?[`\x22']?$",
-    )
-});
+static NEGATION_AT_END: LazyLock<Regex> =
+    LazyLock::new(|| compile("intent/negation-at-end", NEGATION_AT_END_PATTERN));
+
+const NEGATION_AT_END_PATTERN: &str = r"(?:\bnever|\bdon'?t|\bdon’t|\bdo\s+not|\bmust\s+not|\bshould\s+not|\bshouldn'?t|\bnot\s+to|\bnor)\s*(?:(?:ever|blindly|just|simply|accidentally)\s+)?(?:\w+\s+)?[`\x22']?$";
 
 /// Whether the words just before a match negate it ("Never delete the quarantine").
 pub fn negated_before(before: &str) -> bool {
@@ -287,12 +354,9 @@ fn is_imperative_outside_quotes(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    /// Each pattern read for lower-cased text finds, on a text lower-cased, what it finds
-    /// case-folded on the text as written: the same spans, on every line of the guard's test
-    /// data, as written, upper-cased and with cases swapped.
-    #[test]
-    fn lowered_patterns_find_what_case_folded_ones_find() {
-        let patterns = [
+    /// Every pattern of the module and of `context`.
+    fn all_patterns() -> [&'static Regex; 11] {
+        [
             &*BAD_LABEL,
             &*BAD_MARK,
             &*NEGATED_DIRECTIVE,
@@ -304,7 +368,11 @@ mod tests {
             &*NEGATION_AT_END,
             &*crate::guard::context::GOOD_MARKERS,
             &*crate::guard::context::RISK_HEADINGS,
-        ];
+        ]
+    }
+
+    /// Every line of the guard's test data, as written, upper-cased and with cases swapped.
+    fn test_texts() -> Vec<String> {
         let mut lines = Vec::new();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard");
         for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
@@ -326,6 +394,71 @@ mod tests {
             .flat_map(|l| [l.clone(), l.to_ascii_uppercase(), swapped(l)])
             .collect();
         assert!(texts.len() > 10_000, "{} texts", texts.len());
+        texts
+    }
+
+    /// Every pattern of the module and of `context` comes with its DFAs prebuilt, under its
+    /// name in `shipped_patterns`: a scan builds none of them.
+    #[test]
+    fn every_pattern_is_shipped_prebuilt() {
+        let patterns = all_patterns();
+        let shipped = shipped_patterns();
+        assert_eq!(shipped.len(), patterns.len());
+        for pattern in patterns {
+            assert!(
+                pattern.prebuilt.is_some() && pattern.compiled.get().is_none(),
+                "{} is not prebuilt",
+                pattern.pattern
+            );
+            assert!(shipped.iter().any(|(_, p)| *p == pattern.pattern));
+        }
+    }
+
+    /// The prebuilt DFAs of a pattern find what the pattern compiled finds, on every line of
+    /// the guard's test data as written, upper-cased and with cases swapped: spans, first
+    /// match and whether there is one.
+    #[test]
+    fn prebuilt_patterns_find_what_compiled_ones_find() {
+        let texts = test_texts();
+        let mut matches = 0;
+        for (name, pattern) in shipped_patterns() {
+            let prebuilt = compile(name, &pattern);
+            let compiled = Regex {
+                prebuilt: None,
+                ..compile("not shipped", &pattern)
+            };
+            assert!(prebuilt.prebuilt.is_some() && compiled.prebuilt.is_none());
+            assert_eq!(prebuilt.on_lowered, compiled.on_lowered, "{name}");
+            for text in &texts {
+                let want: Vec<(usize, usize)> = compiled.find_iter(text).collect();
+                assert_eq!(
+                    prebuilt.find_iter(text).collect::<Vec<_>>(),
+                    want,
+                    "{name}: {text:?}"
+                );
+                assert_eq!(
+                    prebuilt.find(text),
+                    want.first().copied(),
+                    "{name}: {text:?}"
+                );
+                assert_eq!(
+                    prebuilt.is_match(text),
+                    !want.is_empty(),
+                    "{name}: {text:?}"
+                );
+                matches += want.len();
+            }
+        }
+        assert!(matches > 1000, "{matches} matches compared");
+    }
+
+    /// Each pattern read for lower-cased text finds, on a text lower-cased, what it finds
+    /// case-folded on the text as written: the same spans, on every line of the guard's test
+    /// data, as written, upper-cased and with cases swapped.
+    #[test]
+    fn lowered_patterns_find_what_case_folded_ones_find() {
+        let patterns = all_patterns();
+        let texts = test_texts();
         let mut matches = 0;
         for pattern in patterns {
             assert!(

@@ -111,6 +111,18 @@ pub(super) enum Prebuilt {
 }
 
 impl Prebuilt {
+    /// Whether `haystack` holds a match; an error as for [`Prebuilt::find_map`].
+    pub(super) fn is_match(&self, haystack: &[u8]) -> Result<bool, MatchError> {
+        match self {
+            // Only the forward DFA, stopping at the first match state it reaches.
+            Prebuilt::Regex(regex) => Ok(regex
+                .forward()
+                .try_search_fwd(&Input::new(haystack).earliest(true))?
+                .is_some()),
+            Prebuilt::FromFirstLiterals(_) => Ok(self.find_map(haystack, |_| Some(()))?.is_some()),
+        }
+    }
+
     /// Calls `f` on each match in `haystack`, leftmost first and not overlapping, until it
     /// returns `Some`. An error means the automaton cannot answer for this haystack (never
     /// expected: these DFAs have no quit bytes and hold the start states their searches
@@ -368,11 +380,42 @@ fn rule_fingerprint(index: usize, on_lowered: bool, kind: Kind) -> Option<u64> {
     else {
         return None;
     };
+    Some(fingerprint(kind, pattern, case_sensitive, on_lowered))
+}
+
+/// What an automaton is built from, hashed: the recipe of its kind, the case handling and
+/// the pattern.
+fn fingerprint(kind: Kind, pattern: &str, case_sensitive: bool, on_lowered: bool) -> u64 {
     let mut hash = Fnv::default();
     hash.write(kind.recipe().as_bytes());
     hash.write(&[u8::from(case_sensitive), u8::from(on_lowered)]);
     hash.write(pattern.as_bytes());
-    Some(hash.0)
+    hash.0
+}
+
+/// The prebuilt automaton of a pattern of the scanner's own (not a rule's: the patterns that
+/// weigh where a match sits, see `intent::SHIPPED`), if the shipped file holds one for this
+/// name that is current: built from `pattern`, case-insensitive, read for lower-cased text
+/// `on_lowered`. Such an entry's id is the pattern's name, which no rule id is (names hold a
+/// `/`).
+pub(super) fn pattern(name: &str, pattern: &str, on_lowered: bool) -> Option<Prebuilt> {
+    pattern_entry(name, pattern, on_lowered)?.automaton()
+}
+
+/// The entry [`pattern`] reads.
+pub(super) fn pattern_entry(name: &str, pattern: &str, on_lowered: bool) -> Option<Entry> {
+    let file = enabled().0;
+    let mut rest = file.strip_prefix(MAGIC.as_slice())?;
+    let base = file.as_ptr() as usize;
+    let wanted = fingerprint(Kind::Unanchored, pattern, false, on_lowered);
+    while !rest.is_empty() {
+        let (id, fingerprint, entry, after) = read_entry(rest, base)?;
+        if id == name {
+            return (fingerprint == wanted && entry.kind == Kind::Unanchored).then_some(entry);
+        }
+        rest = after;
+    }
+    None
 }
 
 /// FNV-1a, 64 bits: stable across releases and platforms, which `std`'s hasher is not.
@@ -405,7 +448,10 @@ pub(super) mod generate {
     use regex_syntax::hir::Hir;
 
     use super::{Kind, MAGIC, padding, rule_fingerprint};
+    use regex_automata::util::syntax::parse_with;
+
     use crate::guard::catalogue;
+    use crate::guard::engine::syntax_config;
     use crate::guard::required::Required;
     use crate::guard::rule::Detect;
     use crate::guard::starts::Starts;
@@ -503,6 +549,32 @@ pub(super) mod generate {
                 continue;
             };
             push_entry(&mut out, rule.id, fingerprint, kind, &forward, &rest);
+        }
+        for (name, pattern) in crate::guard::intent::shipped_patterns() {
+            // Read as `intent::compile` reads it: for lower-cased text (case-sensitively)
+            // where it has that form, case-folded otherwise.
+            let on_lowered = crate::guard::lowered::folds_on_lowered_text(&pattern);
+            let hir = match on_lowered {
+                true => crate::guard::lowered::parse(&pattern, &syntax_config(true)),
+                false => parse_with(&pattern, &syntax_config(false)).ok(),
+            };
+            let Some(hir) = hir else {
+                continue;
+            };
+            if let (Some(forward), Some(reverse)) = (
+                dfa(&hir, StartKind::Unanchored, false),
+                dfa(&hir, StartKind::Anchored, true),
+            ) {
+                let fingerprint = super::fingerprint(Kind::Unanchored, &pattern, false, on_lowered);
+                push_entry(
+                    &mut out,
+                    name,
+                    fingerprint,
+                    Kind::Unanchored,
+                    &forward,
+                    &reverse,
+                );
+            }
         }
         out
     }
