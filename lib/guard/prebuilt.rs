@@ -11,15 +11,17 @@
 //! A rule whose unanchored DFA would be large (a filler such as `(?:\w+\s+)*?` between
 //! alternatives multiplies its states) can still have a small anchored one: searched from
 //! each place one of the pattern's first literals occurs (see [`super::starts`]), it follows
-//! one partial match at a time. Such an entry ships that DFA and the literals, and a scan
-//! needs neither to parse the pattern nor to compile it, nor builds any state on a line it
-//! has not seen: before, these few rules' parsing, compiling and lazy states were a twentieth
-//! of a scan of many skills. The rest (no first literals, or too large even anchored) keep
-//! their lazy DFAs, which build only the states a scan visits.
+//! one partial match at a time. Such an entry ships that DFA, the literals and what every
+//! match holds (the check before a search), and a scan needs neither to parse the pattern
+//! nor to compile it, nor builds any state on a line it has not seen: before, these few
+//! rules' parsing, compiling and lazy states were a twentieth of a scan of many skills. The
+//! rest (no first literals, or too large even anchored) keep their lazy DFAs, which build
+//! only the states a scan visits. The scanner's own patterns that weigh where a match sits
+//! are shipped the same way, under their names ([`pattern`]).
 //!
 //! The file is linked only into binaries that ask for it ([`enable`], called by
 //! hermes-skill-scan before its first scan): the other binaries scan a skill now and then,
-//! and for them the lazy DFAs are fast enough and 15 MB smaller.
+//! and for them the lazy DFAs are fast enough and 18 MB smaller.
 //!
 //! Each entry carries a fingerprint of what its DFA was built from (the rule's pattern, its
 //! case handling and the recipe below). An entry whose fingerprint no longer matches its rule
