@@ -727,30 +727,17 @@ mod tests {
         let [(a, _), _] = two_rules();
         let rules = catalogue::rules().len();
         let anchored = rule_fingerprint(a, false, Kind::FromFirstLiterals).expect("a pattern");
-        let mut file = MAGIC.to_vec();
-        push_entry(
-            &mut file,
-            id(a),
-            anchored,
-            Kind::FromFirstLiterals,
-            b"f",
-            b"r",
-        );
-        let entry = entries_in(leak(file), &vec![false; rules])[a].expect("current");
+        let file_of = |kind| {
+            let mut file = MAGIC.to_vec();
+            push_entry(&mut file, id(a), anchored, kind, b"f", b"r");
+            file
+        };
+        let entry = entries_in(leak(file_of(Kind::FromFirstLiterals)), &vec![false; rules])[a]
+            .expect("current");
         assert_eq!(entry.kind(), Kind::FromFirstLiterals);
-        let mut file = MAGIC.to_vec();
-        push_entry(&mut file, id(a), anchored, Kind::Unanchored, b"f", b"r");
-        assert!(entries_in(leak(file), &vec![false; rules])[a].is_none());
+        assert!(entries_in(leak(file_of(Kind::Unanchored)), &vec![false; rules])[a].is_none());
         // A kind this version does not know ends the reading, as a cut file does.
-        let mut file = MAGIC.to_vec();
-        push_entry(
-            &mut file,
-            id(a),
-            anchored,
-            Kind::FromFirstLiterals,
-            b"f",
-            b"r",
-        );
+        let mut file = file_of(Kind::FromFirstLiterals);
         let at = MAGIC.len() + 4 + id(a).len() + 8;
         file[at] = 7;
         assert!(entries_in(leak(file), &vec![false; rules])[a].is_none());
