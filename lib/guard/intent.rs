@@ -88,8 +88,8 @@ impl Regex {
     }
 }
 
-/// A pattern named `name` (as its prebuilt DFAs are, see [`SHIPPED`]), read as [`Regex`]
-/// says: case-insensitive, for lower-cased text where it has a lowered form.
+/// A pattern named `name` (as its prebuilt DFAs are, see `shipped_patterns`), read as
+/// [`Regex`] says: case-insensitive, for lower-cased text where it has a lowered form.
 pub(super) fn compile(name: &str, pattern: &str) -> Regex {
     let folds = super::lowered::folds_on_lowered_text(pattern);
     // Shipped only when the pattern has a lowered form, if it folds (see `generate::file`).

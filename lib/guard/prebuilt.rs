@@ -17,7 +17,7 @@
 //! rules' parsing, compiling and lazy states were a twentieth of a scan of many skills. The
 //! rest (no first literals, or too large even anchored) keep their lazy DFAs, which build
 //! only the states a scan visits. The scanner's own patterns that weigh where a match sits
-//! are shipped the same way, under their names ([`pattern`]).
+//! are shipped the same way, under their names (`pattern`).
 //!
 //! The file is linked only into binaries that ask for it ([`enable`], called by
 //! hermes-skill-scan before its first scan): the other binaries scan a skill now and then,
@@ -395,11 +395,11 @@ fn fingerprint(kind: Kind, pattern: &str, case_sensitive: bool, on_lowered: bool
     hash.0
 }
 
-/// The prebuilt automaton of a pattern of the scanner's own (not a rule's: the patterns that
-/// weigh where a match sits, see `intent::SHIPPED`), if the shipped file holds one for this
-/// name that is current: built from `pattern`, case-insensitive, read for lower-cased text
-/// `on_lowered`. Such an entry's id is the pattern's name, which no rule id is (names hold a
-/// `/`).
+/// The prebuilt automaton of a pattern of the scanner's own (not a rule's: the patterns
+/// that weigh where a match sits, see `intent::shipped_patterns`), if the shipped file holds
+/// one for this name that is current: built from `pattern`, case-insensitive, read for
+/// lower-cased text `on_lowered`. Such an entry's id is the pattern's name, which no rule id
+/// is (names hold a `/`).
 pub(super) fn pattern(name: &str, pattern: &str, on_lowered: bool) -> Option<Prebuilt> {
     pattern_entry(name, pattern, on_lowered)?.automaton()
 }
