@@ -85,10 +85,21 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// The kind as the file writes it (only `make rule-dfas` writes it); [`Kind::from_code`]
+    /// reads it back.
+    #[cfg(test)]
     fn code(self) -> u32 {
         match self {
             Kind::Unanchored => 0,
             Kind::FromFirstLiterals => 1,
+        }
+    }
+
+    fn from_code(code: usize) -> Option<Kind> {
+        match code {
+            0 => Some(Kind::Unanchored),
+            1 => Some(Kind::FromFirstLiterals),
+            _ => None,
         }
     }
 
@@ -277,17 +288,12 @@ pub(super) fn anchors() -> &'static [u8] {
 fn entries_in(file: &'static [u8], on_lowered: &[bool]) -> Vec<Option<Entry>> {
     let rules = catalogue::rules();
     let mut out = vec![None; rules.len()];
-    let Some(mut rest) = file.strip_prefix(MAGIC.as_slice()) else {
-        return out;
-    };
-    let base = file.as_ptr() as usize;
     // Entries are written in catalogue order; a rule moved since costs a search.
     let mut next = 0;
-    while !rest.is_empty() {
-        let Some((id, fingerprint, entry, after)) = read_entry(rest, base) else {
+    for item in entries_of(file) {
+        let Some((id, fingerprint, entry)) = item else {
             return vec![None; rules.len()];
         };
-        rest = after;
         let at = if rules.get(next).is_some_and(|r| r.id == id) {
             next
         } else if let Some(at) = rules.iter().position(|r| r.id == id) {
@@ -303,18 +309,24 @@ fn entries_in(file: &'static [u8], on_lowered: &[bool]) -> Vec<Option<Entry>> {
     out
 }
 
+/// The entries of `file` in order, each its id, fingerprint and entry: an item of `None`
+/// where one does not read whole (the last item then), and none at all in a file without
+/// the magic bytes.
+fn entries_of(file: &'static [u8]) -> impl Iterator<Item = Option<(&'static str, u64, Entry)>> {
+    let base = file.as_ptr() as usize;
+    let mut rest = file.strip_prefix(MAGIC.as_slice());
+    std::iter::from_fn(move || {
+        let bytes = rest.filter(|bytes| !bytes.is_empty())?;
+        let read = read_entry(bytes, base);
+        rest = read.map(|(_, _, _, after)| after);
+        Some(read.map(|(id, fingerprint, entry, _)| (id, fingerprint, entry)))
+    })
+}
+
 /// How many entries the shipped file holds, current or not (tests).
 #[cfg(test)]
 pub(super) fn entry_count() -> usize {
-    let file: &[u8] = &FILE.bytes;
-    let base = file.as_ptr() as usize;
-    let mut rest = file.strip_prefix(MAGIC.as_slice()).unwrap_or_default();
-    let mut count = 0;
-    while let Some((_, _, _, after)) = read_entry(rest, base) {
-        rest = after;
-        count += 1;
-    }
-    count
+    entries_of(&FILE.bytes).map_while(|item| item).count()
 }
 
 /// One entry: the rule's id, the fingerprint, the kind, the lengths of its two parts and,
@@ -329,9 +341,7 @@ fn read_entry(
     let id = std::str::from_utf8(id).ok()?;
     let (fingerprint, rest) = rest.split_first_chunk::<8>()?;
     let (kind, rest) = take_u32(rest)?;
-    let kind = [Kind::Unanchored, Kind::FromFirstLiterals]
-        .into_iter()
-        .find(|k| usize::try_from(k.code()).ok() == Some(kind))?;
+    let kind = Kind::from_code(kind)?;
     let (forward_len, rest) = take_u32(rest)?;
     let (rest_len, rest) = take_u32(rest)?;
     let (forward, rest) = take(skip_padding(rest, base)?, forward_len)?;
@@ -406,18 +416,11 @@ pub(super) fn pattern(name: &str, pattern: &str, on_lowered: bool) -> Option<Pre
 
 /// The entry [`pattern`] reads.
 pub(super) fn pattern_entry(name: &str, pattern: &str, on_lowered: bool) -> Option<Entry> {
-    let file = enabled().0;
-    let mut rest = file.strip_prefix(MAGIC.as_slice())?;
-    let base = file.as_ptr() as usize;
     let wanted = fingerprint(Kind::Unanchored, pattern, false, on_lowered);
-    while !rest.is_empty() {
-        let (id, fingerprint, entry, after) = read_entry(rest, base)?;
-        if id == name {
-            return (fingerprint == wanted && entry.kind == Kind::Unanchored).then_some(entry);
-        }
-        rest = after;
-    }
-    None
+    let (_, fingerprint, entry) = entries_of(enabled().0)
+        .map_while(|item| item)
+        .find(|(id, _, _)| *id == name)?;
+    (fingerprint == wanted && entry.kind == Kind::Unanchored).then_some(entry)
 }
 
 /// FNV-1a, 64 bits: stable across releases and platforms, which `std`'s hasher is not.
@@ -468,10 +471,7 @@ pub(super) mod generate {
     /// A rule's automaton: its kind and the two parts of its entry (see `Entry`), or `None`
     /// when neither kind fits. `anchors`: the rule's, which every line searched holds.
     pub fn build<S: AsRef<[u8]>>(hir: &Hir, anchors: &[S]) -> Option<(Kind, Vec<u8>, Vec<u8>)> {
-        if let (Some(forward), Some(reverse)) = (
-            dfa(hir, StartKind::Unanchored, false),
-            dfa(hir, StartKind::Anchored, true),
-        ) {
+        if let Some((forward, reverse)) = unanchored(hir) {
             return Some((Kind::Unanchored, forward, reverse));
         }
         let starts = Starts::of(hir)?;
@@ -488,6 +488,14 @@ pub(super) mod generate {
             rest.extend(required.to_bytes());
         }
         Some((Kind::FromFirstLiterals, forward, rest))
+    }
+
+    /// The two DFAs of a [`Kind::Unanchored`] entry, or `None` when they do not fit.
+    fn unanchored(hir: &Hir) -> Option<(Vec<u8>, Vec<u8>)> {
+        Some((
+            dfa(hir, StartKind::Unanchored, false)?,
+            dfa(hir, StartKind::Anchored, true)?,
+        ))
     }
 
     /// One DFA, serialized: forward, the leftmost-first search that finds where a match
@@ -563,10 +571,7 @@ pub(super) mod generate {
             let Some(hir) = hir else {
                 continue;
             };
-            if let (Some(forward), Some(reverse)) = (
-                dfa(&hir, StartKind::Unanchored, false),
-                dfa(&hir, StartKind::Anchored, true),
-            ) {
+            if let Some((forward, reverse)) = unanchored(&hir) {
                 let fingerprint = super::fingerprint(Kind::Unanchored, &pattern, false, on_lowered);
                 push_entry(
                     &mut out,
