@@ -238,14 +238,18 @@ fn splits_word(b: &[u8], i: usize) -> bool {
             after_two_letters & before_three_lower != 0
         }
         // Within three bytes of either end of the text: the tests one after another.
-        _ => {
-            i >= 2
-                && letter_at(b, i - 1)
-                && letter_at(b, i - 2)
-                && !letter_at(b, i.wrapping_sub(3))
-                && (1..=3).all(|k| b.get(i + k).is_some_and(u8::is_ascii_lowercase))
-        }
+        _ => splits_word_one_test_at_a_time(b, i),
     }
+}
+
+/// [`splits_word`] read as its definition says, one test after another: near the ends of a
+/// text, where the seven bytes around the hyphen are not all there.
+fn splits_word_one_test_at_a_time(b: &[u8], i: usize) -> bool {
+    i >= 2
+        && letter_at(b, i - 1)
+        && letter_at(b, i - 2)
+        && !letter_at(b, i.wrapping_sub(3))
+        && (1..=3).all(|k| b.get(i + k).is_some_and(u8::is_ascii_lowercase))
 }
 
 fn letter_at(b: &[u8], i: usize) -> bool {
@@ -706,14 +710,7 @@ mod tests {
             let len = (random.next() % 14) as usize;
             let text: Vec<u8> = (0..len).map(|_| random.pick(alphabet)).collect();
             let expected: Vec<usize> = (0..text.len())
-                .filter(|&i| {
-                    text[i] == b'-'
-                        && i >= 2
-                        && letter_at(&text, i - 1)
-                        && letter_at(&text, i - 2)
-                        && !letter_at(&text, i.wrapping_sub(3))
-                        && (1..=3).all(|k| text.get(i + k).is_some_and(u8::is_ascii_lowercase))
-                })
+                .filter(|&i| text[i] == b'-' && splits_word_one_test_at_a_time(&text, i))
                 .collect();
             assert_eq!(
                 hyphen_splits(&text).collect::<Vec<_>>(),
