@@ -20,6 +20,7 @@ pub mod memory;
 pub mod pytext;
 pub mod recall;
 pub mod review;
+pub mod sandbox;
 pub mod sessions;
 pub mod skills;
 pub mod team;

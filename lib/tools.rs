@@ -36,7 +36,7 @@ pub use patch::patch;
 pub use read::read_file;
 pub use schema::schemas;
 pub use search::search_files;
-pub use terminal::terminal;
+pub use terminal::{terminal, terminal_uncontained};
 pub use write::write_file;
 
 /// The tool names this module answers, in the order `schemas()` lists them.
@@ -60,6 +60,8 @@ pub struct Workspace {
     env: Option<Vec<(String, String)>>,
     default_timeout: u64,
     reads: reads::ReadLog,
+    /// What contains the commands; `None` only for callers that run none of the model's.
+    sandbox: Option<std::sync::Arc<crate::sandbox::Sandbox>>,
 }
 
 impl Workspace {
@@ -77,6 +79,7 @@ impl Workspace {
             env: None,
             default_timeout: DEFAULT_TIMEOUT_SECS,
             reads: reads::ReadLog::default(),
+            sandbox: None,
         }
     }
 
@@ -97,8 +100,32 @@ impl Workspace {
 
     /// Replaces the environment the next command starts with (for instance this process's
     /// minus the model provider's API keys); later commands inherit what it exports.
+    /// Under a sandbox only the variables its allowlist passes are kept.
     pub fn set_env(&mut self, vars: Vec<(String, String)>) {
-        self.env = Some(vars);
+        self.env = Some(match &self.sandbox {
+            Some(sandbox) => sandbox.child_env(vars),
+            None => vars,
+        });
+    }
+
+    /// Adds one variable to the next command's environment as it is, past the sandbox's
+    /// allowlist (a secret the user entered for a skill).
+    pub fn add_env(&mut self, name: &str, value: &str) {
+        let env = self.env.get_or_insert_with(Vec::new);
+        env.retain(|(k, _)| k != name);
+        env.push((name.to_string(), value.to_string()));
+    }
+
+    /// Contains every command from now on; the environment is filtered through the
+    /// sandbox's allowlist at once.
+    pub fn set_sandbox(&mut self, sandbox: std::sync::Arc<crate::sandbox::Sandbox>) {
+        self.sandbox = Some(sandbox);
+        let vars = self.env.take().unwrap_or_else(|| std::env::vars().collect());
+        self.set_env(vars);
+    }
+
+    pub fn sandbox(&self) -> Option<&crate::sandbox::Sandbox> {
+        self.sandbox.as_deref()
     }
 
     /// Forgets which file regions `read_file` has shown, so the next read returns content
@@ -117,6 +144,7 @@ impl std::fmt::Debug for Workspace {
             .field("hermes_home", &self.hermes_home)
             .field("env_vars", &self.env.as_ref().map(Vec::len))
             .field("default_timeout", &self.default_timeout)
+            .field("sandbox", &self.sandbox.as_ref().map(|s| s.describe()))
             .finish_non_exhaustive()
     }
 }

@@ -7,13 +7,16 @@
 //! `workdir` runs one command elsewhere without moving the session: its final directory is
 //! not kept (its exported variables are). `pty`, `notify_on_complete` and `watch_patterns`
 //! are accepted and ignored; `background=true` is refused, there being no process registry
-//! here to poll a background job with. Unlike upstream, output is not scanned for secrets.
+//! here to poll a background job with.
+//!
+//! Under the workspace's sandbox (lib/sandbox) every command is contained, its output has
+//! known secret values redacted, and a refusal by the sandbox is named in `error` in one
+//! line the model can act on; `sandbox_denied: true` marks such a result for the approval
+//! layer (`--approvals on-failure`).
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -25,7 +28,27 @@ use super::{Workspace, args, paths};
 /// Longest foreground timeout the model may ask for.
 const MAX_TIMEOUT_SECS: i64 = 600;
 
+/// Runs one command under the workspace's sandbox.
 pub fn terminal(ws: &mut Workspace, args: &Map<String, Value>, cancel: &AtomicBool) -> Value {
+    run_command(ws, args, cancel, true)
+}
+
+/// Runs one command outside the sandbox (after the user said so, `--approvals on-failure`):
+/// the environment stays the allowlisted one and output is still redacted.
+pub fn terminal_uncontained(
+    ws: &mut Workspace,
+    args: &Map<String, Value>,
+    cancel: &AtomicBool,
+) -> Value {
+    run_command(ws, args, cancel, false)
+}
+
+fn run_command(
+    ws: &mut Workspace,
+    args: &Map<String, Value>,
+    cancel: &AtomicBool,
+    contained: bool,
+) -> Value {
     let Some(command) = args::string(args, "command").filter(|c| !c.trim().is_empty()) else {
         return json!({"error": "command is required"});
     };
@@ -59,7 +82,11 @@ pub fn terminal(ws: &mut Workspace, args: &Map<String, Value>, cancel: &AtomicBo
             dir.display()
         ));
     }
-    let side = match SideFiles::create() {
+    let sandbox = ws.sandbox.clone();
+    let temp_base = sandbox
+        .as_ref()
+        .map_or_else(std::env::temp_dir, |s| s.temp_dir().to_path_buf());
+    let side = match SideFiles::create(&temp_base) {
         Ok(s) => s,
         Err(e) => return failure(format!("Cannot create the shell's state files: {e}")),
     };
@@ -73,15 +100,37 @@ pub fn terminal(ws: &mut Workspace, args: &Map<String, Value>, cancel: &AtomicBo
     if let Some(env) = &ws.env {
         cmd.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
+    if let Some(sandbox) = sandbox.as_ref().filter(|_| contained)
+        && let Err(e) = sandbox.contain(&mut cmd, Some(timeout.saturating_add(5)))
+    {
+        return failure(format!("The sandbox could not be prepared: {e}"));
+    }
     let ran = match run(cmd, Duration::from_secs(timeout), cancel) {
         Ok(r) => r,
-        Err(e) => return failure(format!("Failed to run bash: {e}")),
+        Err(e) => {
+            let why = sandbox
+                .as_ref()
+                .map_or_else(|| e.to_string(), |s| s.spawn_error(&e));
+            return failure(format!("Failed to run bash: {why}"));
+        }
     };
-    let output = truncate_with_hidden(&clean(&ran.output), MAX_OUTPUT_CHARS, ran.dropped);
+    let mut text = clean(&ran.output);
+    if let Some(sandbox) = &sandbox {
+        text = sandbox.redact(&text);
+    }
+    let denial = sandbox
+        .as_ref()
+        .filter(|_| contained)
+        .and_then(|s| s.denial(&text, &dir));
+    let output = truncate_with_hidden(&text, MAX_OUTPUT_CHARS, ran.dropped);
     match ran.end {
         End::Exited(code) => {
             side.carry_over(ws, workdir.is_none());
-            json!({"output": output, "exit_code": code, "error": null})
+            match denial {
+                Some(line) => json!({"output": output, "exit_code": code, "error": line,
+                    "sandbox_denied": true}),
+                None => json!({"output": output, "exit_code": code, "error": null}),
+            }
         }
         End::TimedOut => {
             let note = format!("[Command timed out after {timeout}s]");
@@ -108,31 +157,31 @@ fn failure(error: String) -> Value {
 struct SideFiles {
     cwd: PathBuf,
     env: PathBuf,
+    _files: [tempfile::NamedTempFile; 2],
 }
 
 impl SideFiles {
-    fn create() -> std::io::Result<SideFiles> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let mut base = std::env::temp_dir();
+    /// Two new files in `base` (the sandbox's private temp dir), created exclusively under
+    /// random names and private (the environment may hold secrets a user passed on), so a
+    /// file left by a killed run, or planted by anyone, never blocks or feeds a later one.
+    fn create(base: &Path) -> std::io::Result<SideFiles> {
+        let mut base = base.to_path_buf();
         // The paths go into a shell script between double quotes inside single quotes.
         if base.to_string_lossy().contains(['"', '\'', '$', '`', '\\']) {
             base = PathBuf::from("/tmp");
         }
-        let stem = format!("hermes-terminal-{}-{n}", std::process::id());
-        let files = SideFiles {
-            cwd: base.join(format!("{stem}.cwd")),
-            env: base.join(format!("{stem}.env")),
+        let file = |suffix: &str| {
+            tempfile::Builder::new()
+                .prefix("hermes-terminal-")
+                .suffix(suffix)
+                .tempfile_in(&base)
         };
-        for path in [&files.cwd, &files.env] {
-            // Private: the environment may hold API keys.
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(path)?;
-        }
-        Ok(files)
+        let (cwd, env) = (file(".cwd")?, file(".env")?);
+        Ok(SideFiles {
+            cwd: cwd.path().to_path_buf(),
+            env: env.path().to_path_buf(),
+            _files: [cwd, env],
+        })
     }
 
     /// Takes the shell's final directory (when `keep_cwd`) and environment into `ws`. An
@@ -150,13 +199,6 @@ impl SideFiles {
         {
             ws.env = Some(parse_env(&bytes));
         }
-    }
-}
-
-impl Drop for SideFiles {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.cwd);
-        let _ = std::fs::remove_file(&self.env);
     }
 }
 
@@ -301,7 +343,7 @@ mod tests {
     #[test]
     fn the_side_files_are_private_and_removed_when_dropped() {
         use std::os::unix::fs::PermissionsExt;
-        let Ok(files) = SideFiles::create() else {
+        let Ok(files) = SideFiles::create(&std::env::temp_dir()) else {
             panic!("side files")
         };
         let paths = [files.cwd.clone(), files.env.clone()];
