@@ -250,7 +250,7 @@ mod tests {
         ws.set_default_timeout(7);
         assert_eq!(
             format!("{ws:?}"),
-            r#"Workspace { cwd: "/w", hermes_home: "/h", env_vars: Some(1), default_timeout: 7, .. }"#
+            r#"Workspace { cwd: "/w", hermes_home: "/h", env_vars: Some(1), default_timeout: 7, sandbox: None, .. }"#
         );
     }
 

@@ -224,6 +224,7 @@ fn parse_env(bytes: &[u8]) -> Vec<(String, String)> {
 mod tests {
     use super::*;
     use crate::io::pyjson::tool_result;
+    use std::sync::atomic::Ordering;
 
     use crate::tools::testing::map;
 
