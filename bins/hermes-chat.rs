@@ -8,8 +8,10 @@ use std::process::ExitCode;
 use clap::{Parser, ValueEnum};
 use hermes_loop::agent::ApprovalMode;
 use hermes_loop::agent::cli::{self, ChatOptions};
+use hermes_loop::agent::sandboxing::SandboxChoice;
 use hermes_loop::io::exit;
 use hermes_loop::llm::Overrides;
+use hermes_loop::sandbox::{Mode, Network};
 
 const BIN: &str = "hermes-chat";
 
@@ -29,6 +31,11 @@ Exit codes: 0 the turn(s) ended with an answer; 1 a turn failed (model or API er
 spent without an answer, replay divergence); 2 a usage or setup error (flags, no model
 configured, unreadable home); 130 interrupted.
 
+Sandbox: every command runs contained (Landlock + seccomp): by default it may write the
+working directory and a private temp dir, read everything but credentials (~/.ssh, cloud
+and registry tokens, HERMES_HOME/.env), reach no network, and sees no API key or token
+variable. --sandbox full turns containment off; docs/sandbox.md has the details.
+
 Environment: HERMES_HOME (default ~/.hermes; --home overrides it), HERMES_NOW, HERMES_BASE_URL,
 HERMES_API_KEY, HERMES_STREAM_READ_TIMEOUT (seconds).";
 
@@ -40,6 +47,29 @@ enum Approvals {
     Deny,
     /// Run flagged commands (the hard floor still refuses)
     Allow,
+    /// Run flagged commands in the sandbox; ask only when the sandbox refused something,
+    /// whether to run the command again outside it
+    OnFailure,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SandboxMode {
+    /// Read everything but credentials; write only a private temp dir
+    ReadOnly,
+    /// Also write the working directory (never HERMES_HOME, .git/hooks, .git/config)
+    WorkspaceWrite,
+    /// No containment: the explicit escape hatch
+    Full,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum NetworkMode {
+    /// No internet sockets (Unix sockets stay)
+    Off,
+    /// A network namespace of the command's own: loopback only
+    Loopback,
+    /// The machine's network
+    On,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -95,6 +125,12 @@ struct Cli {
     /// --input-format jsonl; deny otherwise]
     #[arg(long, value_enum)]
     approvals: Option<Approvals>,
+    /// What commands may touch [default: config sandbox.mode, else workspace-write]
+    #[arg(long, value_enum, value_name = "MODE")]
+    sandbox: Option<SandboxMode>,
+    /// Network for commands [default: config sandbox.network, else off]
+    #[arg(long, value_enum, value_name = "NET")]
+    network: Option<NetworkMode>,
     /// Never start the background review
     #[arg(long, conflicts_with = "review_wait")]
     no_review: bool,
@@ -140,7 +176,20 @@ fn main() -> ExitCode {
             Approvals::Ask => ApprovalMode::Ask,
             Approvals::Deny => ApprovalMode::Deny,
             Approvals::Allow => ApprovalMode::Allow,
+            Approvals::OnFailure => ApprovalMode::OnFailure,
         }),
+        sandbox: SandboxChoice {
+            mode: cli.sandbox.map(|m| match m {
+                SandboxMode::ReadOnly => Mode::ReadOnly,
+                SandboxMode::WorkspaceWrite => Mode::WorkspaceWrite,
+                SandboxMode::Full => Mode::FullAccess,
+            }),
+            network: cli.network.map(|n| match n {
+                NetworkMode::Off => Network::Off,
+                NetworkMode::Loopback => Network::Loopback,
+                NetworkMode::On => Network::On,
+            }),
+        },
         no_review: cli.no_review,
         review_wait: cli.review_wait,
         record: cli.record,

@@ -170,13 +170,7 @@ impl Sandbox {
     /// One line about what the sandbox refused in this output, if anything.
     pub fn denial(&self, output: &str, cwd: &Path) -> Option<String> {
         let home = std::env::var_os("HOME").map(PathBuf::from);
-        denial::explain(
-            output,
-            &self.policy,
-            self.temp.path(),
-            cwd,
-            home.as_deref(),
-        )
+        denial::explain(output, &self.policy, self.temp.path(), cwd, home.as_deref())
     }
 }
 
@@ -277,10 +271,17 @@ mod tests {
         let (code, _) = run(
             &sb,
             &s,
-            &format!("echo pwned > {0}; rm -f {0}; touch {1}/new", outside.display(), s.home.display()),
+            &format!(
+                "echo pwned > {0}; rm -f {0}; touch {1}/new",
+                outside.display(),
+                s.home.display()
+            ),
         );
         assert_eq!(code, 1);
-        assert_eq!(std::fs::read_to_string(&outside).ok().as_deref(), Some("intact"));
+        assert_eq!(
+            std::fs::read_to_string(&outside).ok().as_deref(),
+            Some("intact")
+        );
         assert!(!s.home.join("new").exists());
     }
 
@@ -309,7 +310,9 @@ mod tests {
         assert!(!s.workspace.join(".git/hooks/pre-commit").exists());
         assert!(!s.workspace.join(".git-old").exists());
         assert_eq!(
-            std::fs::read_to_string(s.workspace.join(".git/config")).ok().as_deref(),
+            std::fs::read_to_string(s.workspace.join(".git/config"))
+                .ok()
+                .as_deref(),
             Some("[core]\n")
         );
     }

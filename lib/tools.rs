@@ -120,7 +120,10 @@ impl Workspace {
     /// sandbox's allowlist at once.
     pub fn set_sandbox(&mut self, sandbox: std::sync::Arc<crate::sandbox::Sandbox>) {
         self.sandbox = Some(sandbox);
-        let vars = self.env.take().unwrap_or_else(|| std::env::vars().collect());
+        let vars = self
+            .env
+            .take()
+            .unwrap_or_else(|| std::env::vars().collect());
         self.set_env(vars);
     }
 

@@ -44,6 +44,8 @@ pub struct ChatOptions {
     pub skills: Vec<String>,
     pub max_turns: Option<u32>,
     pub approvals: Option<ApprovalMode>,
+    /// `--sandbox` and `--network`.
+    pub sandbox: super::sandboxing::SandboxChoice,
     pub no_review: bool,
     pub review_wait: bool,
     pub record: Option<PathBuf>,
@@ -144,6 +146,13 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e.into()),
     };
+    // Built when the session was; again with what the flags chose. Without a sandbox the
+    // session does not start: a command never runs uncontained unless `--sandbox full`.
+    if options.sandbox != super::sandboxing::SandboxChoice::default() || agent.sandbox().is_none() {
+        agent
+            .configure_sandbox(options.sandbox)
+            .map_err(anyhow::Error::new)?;
+    }
     if !options.quiet {
         for notice in agent.take_notices() {
             eprintln!("{BIN}: {notice}");
@@ -584,6 +593,7 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
     let loaded = agent.prompt_ready().clone();
     events.emit(&json!({"type": "thread.started", "thread_id": agent.session_id, "schema_version": 1,
         "model": agent.endpoint.model, "provider": agent.endpoint.provider, "resumed": agent.resumed,
+        "sandbox": agent.sandbox().map(super::sandboxing::describe_json),
         "loaded": {"memory_chars": loaded.memory_chars, "user_chars": loaded.user_chars,
             "skills": loaded.skills, "context_files": loaded.context_files}}));
     let mut code = EXIT_OK;
@@ -721,6 +731,10 @@ pub(super) fn session_line(agent: &Agent) -> String {
             " · resumed with {} messages",
             agent.messages.len()
         ));
+    }
+    if let Some(sandbox) = agent.sandbox() {
+        line.push_str(" · ");
+        line.push_str(&super::sandboxing::describe_line(sandbox));
     }
     line
 }

@@ -16,6 +16,7 @@ pub mod provider;
 pub mod registry;
 pub mod repl;
 pub mod review;
+pub mod sandboxing;
 pub mod secrets;
 pub mod session;
 pub mod settings;

@@ -31,6 +31,9 @@ pub enum ApprovalMode {
     Ask,
     Deny,
     Allow,
+    /// Flagged commands run in the sandbox; the user is asked only when the sandbox refused
+    /// something, whether to run the command again outside it.
+    OnFailure,
 }
 
 /// The clock of a run: `HERMES_NOW` holds still (reproducible runs), else the system clock.
@@ -128,6 +131,8 @@ pub struct Agent {
     prompt_watch: Option<std::sync::mpsc::Receiver<Loaded>>,
     /// Variables given to the model's commands beyond the process environment.
     extra_env: Vec<(String, String)>,
+    /// Why the session has no sandbox (the kernel cannot contain): commands are refused.
+    sandbox_error: Option<String>,
     /// The external memory provider, when `memory.provider` names one.
     pub(super) provider: Option<super::provider::Provider>,
     provider_block: String,
@@ -229,6 +234,18 @@ impl Agent {
                 .filter(|(k, _)| !is_secret_variable(k))
                 .collect(),
         );
+        let sandbox_error = match super::sandboxing::build(
+            &parts.config,
+            &parts.home,
+            workspace.cwd(),
+            super::sandboxing::SandboxChoice::default(),
+        ) {
+            Ok(sandbox) => {
+                workspace.set_sandbox(sandbox);
+                None
+            }
+            Err(e) => Some(e.to_string()),
+        };
         let counters = Counters::new(&parts.settings);
         Ok(Agent {
             home: parts.home,
@@ -261,6 +278,7 @@ impl Agent {
             pending_prompt: None,
             prompt_watch: None,
             extra_env: Vec::new(),
+            sandbox_error,
             provider: None,
             provider_block: String::new(),
             provider_use: parts.provider_use,
@@ -723,7 +741,7 @@ impl Agent {
                     Decision::Session
                 } else {
                     match self.approvals {
-                        ApprovalMode::Allow => Decision::Once,
+                        ApprovalMode::Allow | ApprovalMode::OnFailure => Decision::Once,
                         ApprovalMode::Deny => Decision::Deny,
                         ApprovalMode::Ask => observer.approve(&ApprovalRequest {
                             tool_use_id: call.id.clone(),
@@ -741,6 +759,9 @@ impl Agent {
                 if decision != Decision::Deny {
                     let how = match (decision, self.approvals) {
                         (_, ApprovalMode::Allow) => "run under --approvals allow",
+                        (_, ApprovalMode::OnFailure) => {
+                            "run in the sandbox (--approvals on-failure)"
+                        }
                         (Decision::Session, _) => "approved by the user for this session",
                         _ => "approved by the user",
                     };
@@ -757,10 +778,43 @@ impl Agent {
                 })
             }
         };
+        let refusal = match (&self.sandbox_error, refusal) {
+            (_, Some(r)) => Some(r),
+            (Some(why), None) => Some(blocked(format!("Command not run: {why}"))),
+            (None, None) => None,
+        };
         let result = match refusal {
             Some(r) => r,
             None => {
                 let mut result = crate::tools::terminal(&mut self.workspace, args, &self.interrupt);
+                if self.approvals == ApprovalMode::OnFailure
+                    && result.get("sandbox_denied") == Some(&json!(true))
+                {
+                    let denial = result
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("the sandbox refused")
+                        .to_string();
+                    let decision = observer.approve(&ApprovalRequest {
+                        tool_use_id: call.id.clone(),
+                        command: command.clone(),
+                        rule: "sandbox".into(),
+                        description: format!("{denial}; run it again outside the sandbox?"),
+                        input: Value::Object(args.clone()),
+                    });
+                    let item = self.approval_item(&command, "sandbox", decision.as_str());
+                    observer.item_completed(&item);
+                    if decision != Decision::Deny {
+                        result = crate::tools::terminal_uncontained(
+                            &mut self.workspace,
+                            args,
+                            &self.interrupt,
+                        );
+                        approved_note = Some(format!(
+                            "The sandbox refused it ({denial}); run again outside the sandbox, approved by the user."
+                        ));
+                    }
+                }
                 // The approval stays on record with the result, in the store too.
                 if let (Some(note), Value::Object(map)) = (&approved_note, &mut result) {
                     map.insert("approval".into(), json!(note));
@@ -799,11 +853,34 @@ impl Agent {
     pub fn add_tool_env(&mut self, name: &str, value: &str) {
         self.extra_env.retain(|(k, _)| k != name);
         self.extra_env.push((name.to_string(), value.to_string()));
-        let mut vars: Vec<(String, String)> = std::env::vars()
+        let vars: Vec<(String, String)> = std::env::vars()
             .filter(|(k, _)| !is_secret_variable(k))
             .collect();
-        vars.extend(self.extra_env.iter().cloned());
         self.workspace.set_env(vars);
+        for (k, v) in &self.extra_env {
+            self.workspace.add_env(k, v);
+        }
+    }
+
+    /// Rebuilds the session's sandbox with what the flags chose; the error says why the
+    /// kernel cannot enforce it (or what in config.yaml is wrong).
+    pub fn configure_sandbox(
+        &mut self,
+        choice: super::sandboxing::SandboxChoice,
+    ) -> Result<std::sync::Arc<crate::sandbox::Sandbox>, super::sandboxing::SandboxSetupError> {
+        let workspace = self.workspace.cwd().to_path_buf();
+        let sandbox = super::sandboxing::build(&self.config, &self.home, &workspace, choice)?;
+        self.workspace.set_sandbox(sandbox.clone());
+        for (k, v) in &self.extra_env {
+            self.workspace.add_env(k, v);
+        }
+        self.sandbox_error = None;
+        Ok(sandbox)
+    }
+
+    /// The sandbox in force, if the kernel could build one.
+    pub fn sandbox(&self) -> Option<&crate::sandbox::Sandbox> {
+        self.workspace.sandbox()
     }
 
     /// Starts the memory provider of `memory.provider`, initialises it, takes its prompt

@@ -100,9 +100,33 @@ pub fn explain(
 fn looks_like_write(line: &str) -> bool {
     const READS: &[&str] = &["cannot open", "cannot access", "cannot read", "cannot stat"];
     const READERS: &[&str] = &[
-        "cat", "head", "tail", "less", "more", "grep", "rg", "ls", "wc", "sort", "uniq", "diff",
-        "cmp", "file", "stat", "od", "xxd", "hexdump", "md5sum", "sha1sum", "sha256sum",
-        "base64", "strings", "find", "du", "source", ".",
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "rg",
+        "ls",
+        "wc",
+        "sort",
+        "uniq",
+        "diff",
+        "cmp",
+        "file",
+        "stat",
+        "od",
+        "xxd",
+        "hexdump",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "base64",
+        "strings",
+        "find",
+        "du",
+        "source",
+        ".",
     ];
     let program = line.split(':').next().unwrap_or("").trim();
     line.contains("Read-only file system")

@@ -193,7 +193,13 @@ mod tests {
         ] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["PATH", "MONKEY", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "HOME"] {
+        for name in [
+            "PATH",
+            "MONKEY",
+            "KEYBOARD_LAYOUT",
+            "TOKENIZERS_PARALLELISM",
+            "HOME",
+        ] {
             assert!(!is_secret_name(name), "{name}");
         }
     }

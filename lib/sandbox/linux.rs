@@ -29,8 +29,8 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-use super::policy::{Mode, Network, Policy};
 use super::SandboxError;
+use super::policy::{Mode, Network, Policy};
 
 /// What this kernel offers, probed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -424,10 +424,7 @@ fn grant_except(
     };
     for entry in entries.flatten() {
         // Links are skipped, and so are sockets, pipes and devices Landlock takes no rule on.
-        if !entry
-            .file_type()
-            .is_ok_and(|t| t.is_dir() || t.is_file())
-        {
+        if !entry.file_type().is_ok_and(|t| t.is_dir() || t.is_file()) {
             continue;
         }
         grant_except(&entry.path(), access, closed, rules, depth + 1);
@@ -524,21 +521,25 @@ fn filters(network: Network) -> Result<Vec<BpfProgram>, SandboxError> {
     }
     general.insert(libc::SYS_clone, clone_rules);
     let mut programs = Vec::new();
-    let mut add = |rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32| -> Result<(), SandboxError> {
-        let filter = SeccompFilter::new(
-            rules,
-            SeccompAction::Allow,
-            SeccompAction::Errno(errno as u32),
-            arch,
-        )
-        .map_err(seccomp)?;
-        programs.push(BpfProgram::try_from(filter).map_err(seccomp)?);
-        Ok(())
-    };
+    let mut add =
+        |rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32| -> Result<(), SandboxError> {
+            let filter = SeccompFilter::new(
+                rules,
+                SeccompAction::Allow,
+                SeccompAction::Errno(errno as u32),
+                arch,
+            )
+            .map_err(seccomp)?;
+            programs.push(BpfProgram::try_from(filter).map_err(seccomp)?);
+            Ok(())
+        };
     add(general, libc::EPERM)?;
     // clone3 passes its flags in memory a filter cannot read: "not implemented" makes the C
     // library fall back to clone, whose flags the filter above reads.
-    add(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), libc::ENOSYS)?;
+    add(
+        BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
+        libc::ENOSYS,
+    )?;
     if network == Network::Off {
         let domain = |d: i32| rule(cond(0, SeccompCmpOp::Ne, d as u64)?);
         // One rule with two conditions: not AF_UNIX and not AF_LOCAL's alias (the same).
@@ -713,7 +714,13 @@ unsafe fn drop_capabilities() {
         for cap in 0..64 {
             libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
         }
-        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
         let header = Header {
             version: 0x2008_0522,
             pid: 0,

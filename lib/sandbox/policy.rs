@@ -211,8 +211,7 @@ impl Policy {
         if self.mode == Mode::FullAccess {
             return true;
         }
-        if self.is_unreadable(path) || self.read_only_paths.iter().any(|p| path.starts_with(p))
-        {
+        if self.is_unreadable(path) || self.read_only_paths.iter().any(|p| path.starts_with(p)) {
             return false;
         }
         path.starts_with(temp_dir)

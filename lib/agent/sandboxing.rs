@@ -1,0 +1,176 @@
+//! The sandbox of an agent session: the policy that config.yaml's `sandbox:` section and the
+//! flags ask for, built for the session's workspace (lib/sandbox does the containing).
+//!
+//! ```yaml
+//! sandbox:
+//!   mode: workspace-write        # read-only | workspace-write | full
+//!   network: off                 # off | loopback | on
+//!   deny_read: [~/.config/my-tool]   # more paths commands may never read
+//!   writable: [/data/scratch]        # more paths commands may write
+//!   env: [MY_TOOL_HOME]              # more variables commands may see
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::home::{Config, Home};
+use crate::sandbox::{Mode, Network, Places, Policy, Redactor, Sandbox, SandboxError};
+use crate::yaml::Value;
+
+/// What the flags say; `None` leaves it to config.yaml, then the defaults
+/// (workspace-write, network off).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SandboxChoice {
+    pub mode: Option<Mode>,
+    pub network: Option<Network>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxSetupError {
+    #[error("config.yaml: sandbox.{key}: {value:?} is not one of {expected}")]
+    BadConfig {
+        key: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+/// The policy for a session working in `workspace`.
+pub fn policy(
+    config: &Config,
+    home: &Home,
+    workspace: &Path,
+    choice: SandboxChoice,
+) -> Result<Policy, SandboxSetupError> {
+    let raw = config.raw();
+    let text = |key: &str| raw.get_path(&["sandbox", key]).map(Value::py_str);
+    let mode = match (choice.mode, text("mode")) {
+        (Some(m), _) => m,
+        (None, Some(t)) => Mode::parse(&t).ok_or(SandboxSetupError::BadConfig {
+            key: "mode",
+            value: t,
+            expected: "read-only, workspace-write, full",
+        })?,
+        (None, None) => Mode::WorkspaceWrite,
+    };
+    let network = match (choice.network, text("network")) {
+        (Some(n), _) => n,
+        (None, Some(t)) => {
+            Network::parse(&t.to_lowercase()).ok_or(SandboxSetupError::BadConfig {
+                key: "network",
+                value: t,
+                expected: "off, loopback, on",
+            })?
+        }
+        (None, None) => Network::Off,
+    };
+    let strings = |key: &str| -> Vec<String> {
+        raw.get_path(&["sandbox", key])
+            .and_then(Value::as_seq)
+            .map(|items| items.iter().map(Value::py_str).collect())
+            .unwrap_or_default()
+    };
+    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let mut policy = Policy::for_session(
+        mode,
+        network,
+        &Places {
+            workspace,
+            hermes_home: home.root(),
+            user_home: user_home.as_deref(),
+        },
+    );
+    policy.extend(
+        &strings("deny_read"),
+        &strings("writable"),
+        &strings("env"),
+        user_home.as_deref(),
+    );
+    Ok(policy)
+}
+
+/// The session's sandbox, with our own credential variables and HERMES_HOME/.env's values
+/// as the secrets to redact.
+pub fn build(
+    config: &Config,
+    home: &Home,
+    workspace: &Path,
+    choice: SandboxChoice,
+) -> Result<Arc<Sandbox>, SandboxSetupError> {
+    let mut sandbox = Sandbox::new(policy(config, home, workspace, choice)?)?;
+    let mut redactor = Redactor::new(std::env::vars());
+    if let Ok(text) = std::fs::read_to_string(home.root().join(".env")) {
+        redactor.add_dotenv(&text);
+    }
+    sandbox.set_redactor(redactor);
+    Ok(Arc::new(sandbox))
+}
+
+/// `{"mode": …, "network": …, "mechanism": …}` for `thread.started`.
+pub fn describe_json(sandbox: &Sandbox) -> serde_json::Value {
+    let d = sandbox.describe();
+    serde_json::json!({"mode": d.mode, "network": d.network, "mechanism": d.mechanism})
+}
+
+/// `sandbox workspace-write, network off (landlock+seccomp)` for the start line.
+pub fn describe_line(sandbox: &Sandbox) -> String {
+    let d = sandbox.describe();
+    format!(
+        "sandbox {}, network {} ({})",
+        d.mode, d.network, d.mechanism
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(yaml: &str) -> Config {
+        Config::from_yaml(yaml)
+    }
+
+    fn home() -> Home {
+        Home::at(std::path::PathBuf::from("/h/.hermes"))
+    }
+
+    #[test]
+    fn flags_win_over_config_and_config_over_the_defaults() {
+        let none = SandboxChoice::default();
+        let p = policy(&config(""), &home(), Path::new("/w"), none).ok();
+        assert_eq!(
+            p.map(|p| (p.mode, p.network)),
+            Some((Mode::WorkspaceWrite, Network::Off))
+        );
+        let c = config("sandbox:\n  mode: read-only\n  network: on\n  env: [MY_VAR]\n");
+        let p = policy(&c, &home(), Path::new("/w"), none).ok();
+        assert_eq!(
+            p.as_ref().map(|p| (p.mode, p.network, p.env_allow.clone())),
+            Some((Mode::ReadOnly, Network::On, vec!["MY_VAR".to_string()]))
+        );
+        let flags = SandboxChoice {
+            mode: Some(Mode::FullAccess),
+            network: Some(Network::Off),
+        };
+        let p = policy(&c, &home(), Path::new("/w"), flags).ok();
+        assert_eq!(
+            p.map(|p| (p.mode, p.network)),
+            Some((Mode::FullAccess, Network::Off))
+        );
+    }
+
+    #[test]
+    fn a_bad_config_value_is_an_error_naming_the_key() {
+        let c = config("sandbox:\n  mode: wide-open\n");
+        let err = policy(&c, &home(), Path::new("/w"), SandboxChoice::default())
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "config.yaml: sandbox.mode: \"wide-open\" is not one of read-only, workspace-write, full"
+            )
+        );
+    }
+}
