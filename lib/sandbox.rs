@@ -104,13 +104,20 @@ impl Sandbox {
         Description {
             mode: self.policy.mode.as_str(),
             network: self.policy.network.as_str(),
-            mechanism: if self.policy.mode == Mode::FullAccess {
-                "none"
-            } else if self.policy.network == Network::Loopback {
-                "landlock+seccomp+netns"
-            } else {
-                "landlock+seccomp"
-            },
+            mechanism: self.mechanism(),
+        }
+    }
+
+    fn mechanism(&self) -> &'static str {
+        #[cfg(target_os = "linux")]
+        let namespaces = self.support.mount_namespaces;
+        #[cfg(not(target_os = "linux"))]
+        let namespaces = false;
+        match (self.policy.mode, namespaces, self.policy.network) {
+            (Mode::FullAccess, _, _) => "none",
+            (_, true, Network::Loopback) => "landlock+seccomp+mountns+netns",
+            (_, true, _) => "landlock+seccomp+mountns",
+            (_, false, _) => "landlock+seccomp",
         }
     }
 
@@ -345,6 +352,38 @@ mod tests {
             "cat /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c . ; head -c 16 /proc/$PPID/mem",
         );
         assert!(out.contains("Permission denied"), "{out}");
+    }
+
+    #[test]
+    fn a_set_user_id_bit_cannot_be_set_even_in_the_workspace() {
+        let s = scene();
+        let sb = sandbox(&s, Mode::WorkspaceWrite, Network::Off);
+        let (code, out) = run(
+            &sb,
+            &s,
+            "cp /bin/true t && (chmod u+s t; chmod 4755 t; chmod g+s t) 2>/dev/null; stat -c %a t",
+        );
+        assert_eq!((code, out.lines().last()), (0, Some("755")), "{out}");
+    }
+
+    #[test]
+    fn loopback_mode_has_its_own_loopback_and_not_the_hosts() {
+        let s = scene();
+        let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+            panic!("bind")
+        };
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        listener.set_nonblocking(true).expect("nonblocking");
+        let sb = sandbox(&s, Mode::WorkspaceWrite, Network::Loopback);
+        let script = format!(
+            "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"own loopback ok\")'; echo hi > /dev/tcp/127.0.0.1/{port} || echo host unreachable"
+        );
+        let (_, out) = run(&sb, &s, &script);
+        assert!(
+            out.contains("own loopback ok") && out.contains("host unreachable"),
+            "{out}"
+        );
+        assert!(listener.accept().is_err(), "a connection arrived");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The policy as Linux enforces it, in the child between fork and exec:
-//! - a mount namespace (with a user namespace when we are not root) only when a protected
-//!   path lies inside a writable root or the network is loopback-only: read-only binds over
-//!   `.git/hooks`, `.git/config` and HERMES_HOME, empty read-only mounts over secrets;
+//! - a mount namespace (with a user namespace when we are not root) where every mount is
+//!   read-only but the writable roots, with read-only binds over `.git/hooks`, `.git/config`
+//!   and HERMES_HOME inside them and empty read-only mounts over secrets inside them (and a
+//!   network namespace of its own for loopback-only);
 //! - `setrlimit` for CPU time, file size and process count; every capability dropped;
 //! - Landlock for the filesystem: read everything but the secrets and the raw devices, write
 //!   the writable roots and the private temp dir; no signals or abstract sockets out of the
@@ -39,6 +40,8 @@ pub struct Support {
     pub landlock_abi: i32,
     pub seccomp: bool,
     pub root: bool,
+    /// Whether a mount namespace can be made (as root, or through a user namespace).
+    pub mount_namespaces: bool,
 }
 
 impl Support {
@@ -58,10 +61,17 @@ impl Support {
             && seccomp_arch().is_some();
         // SAFETY: geteuid cannot fail and touches no memory.
         let root = unsafe { libc::geteuid() } == 0;
+        let user_namespaces = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .is_none_or(|n| n > 0)
+            && std::fs::read_to_string("/proc/sys/kernel/unprivileged_userns_clone")
+                .map_or(true, |t| t.trim() != "0");
         Support {
             landlock_abi: i32::try_from(abi).unwrap_or(0).max(0),
             seccomp,
             root,
+            mount_namespaces: root || user_namespaces,
         }
     }
 
@@ -76,15 +86,24 @@ fn seccomp_arch() -> Option<TargetArch> {
     std::env::consts::ARCH.try_into().ok()
 }
 
-/// A read-only mount made in the child's mount namespace.
+/// One step of the child's mount namespace, in order.
 struct Overlay {
     target: CString,
     kind: OverlayKind,
-    /// The mount flags the remount must keep (a user namespace may not clear them).
+    /// The mount flags a remount must keep (a user namespace may not clear them).
     keep_flags: libc::c_ulong,
 }
 
 enum OverlayKind {
+    /// A writable root bound over itself, so it is a mount of its own that the seal below
+    /// can leave writable.
+    Writable,
+    /// Every mount of the tree made read-only at once (`mount_setattr`): what Landlock cannot
+    /// refuse (chmod, chown, timestamps, extended attributes) fails outside the writable
+    /// roots too.
+    SealTree,
+    /// A writable root's own mount made writable again after the seal.
+    Unseal,
     /// The path itself, bound read-only over itself.
     ReadOnly,
     /// Bound over itself writable: a mountpoint cannot be renamed or removed, so a `.git`
@@ -228,15 +247,34 @@ fn limit(value: u64) -> libc::rlimit {
     }
 }
 
-/// The mount overlays `policy` needs, and the namespaces to make them in.
+/// The mount namespace `policy` needs: the writable roots kept writable, the rest of the
+/// tree sealed read-only, then the protected paths inside writable roots made read-only and
+/// the secrets inside them hidden.
 fn namespaces(
     policy: &Policy,
     writable: &[PathBuf],
     unreadable: &[PathBuf],
     support: &Support,
 ) -> Option<Namespaces> {
+    if !support.mount_namespaces {
+        return None;
+    }
     let inside = |p: &Path| writable.iter().any(|w| p.starts_with(w));
-    let mut overlays = Vec::new();
+    let mut keep_writable: Vec<PathBuf> = writable.to_vec();
+    // Shared memory is how processes of one program talk (Python's multiprocessing).
+    if Path::new("/dev/shm").is_dir() {
+        keep_writable.push(PathBuf::from("/dev/shm"));
+    }
+    let mut overlays: Vec<Overlay> = keep_writable
+        .iter()
+        .filter_map(|w| overlay(w, OverlayKind::Writable))
+        .collect();
+    overlays.extend(overlay(Path::new("/"), OverlayKind::SealTree));
+    overlays.extend(
+        keep_writable
+            .iter()
+            .filter_map(|w| overlay(w, OverlayKind::Unseal)),
+    );
     let mut pinned: Vec<PathBuf> = Vec::new();
     for path in existing(&policy.read_only_paths) {
         if !inside(&path) {
@@ -266,13 +304,7 @@ fn namespaces(
         overlays.extend(overlay(path, kind));
     }
     let loopback = policy.network == Network::Loopback;
-    if overlays.is_empty() && !loopback {
-        return None;
-    }
-    let mut flags = 0;
-    if !overlays.is_empty() {
-        flags |= libc::CLONE_NEWNS;
-    }
+    let mut flags = libc::CLONE_NEWNS;
     if loopback {
         flags |= libc::CLONE_NEWNET;
     }
@@ -431,6 +463,9 @@ fn grant_except(
     }
 }
 
+/// fchmodat2 (Linux 6.6), the same number on every architecture; not in every libc yet.
+const FCHMODAT2: i64 = 452;
+
 /// Syscalls no contained command needs.
 fn denied_syscalls() -> Vec<i64> {
     let mut calls = vec![
@@ -520,6 +555,27 @@ fn filters(network: Network) -> Result<Vec<BpfProgram>, SandboxError> {
         clone_rules.push(rule(cond(0, SeccompCmpOp::MaskedEq(flag), flag)?)?);
     }
     general.insert(libc::SYS_clone, clone_rules);
+    // A set-user-ID or set-group-ID bit: root's sandbox would otherwise leave behind a
+    // program that runs as root for anyone (Landlock does not cover chmod).
+    let setid = |arg: u8| -> Result<Vec<SeccompRule>, SandboxError> {
+        Ok(vec![
+            rule(cond(
+                arg,
+                SeccompCmpOp::MaskedEq(libc::S_ISUID as u64),
+                libc::S_ISUID as u64,
+            )?)?,
+            rule(cond(
+                arg,
+                SeccompCmpOp::MaskedEq(libc::S_ISGID as u64),
+                libc::S_ISGID as u64,
+            )?)?,
+        ])
+    };
+    #[cfg(target_arch = "x86_64")]
+    general.insert(libc::SYS_chmod, setid(1)?);
+    general.insert(libc::SYS_fchmod, setid(1)?);
+    general.insert(libc::SYS_fchmodat, setid(2)?);
+    general.insert(FCHMODAT2, setid(2)?);
     let mut programs = Vec::new();
     let mut add =
         |rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32| -> Result<(), SandboxError> {
@@ -589,6 +645,14 @@ pub unsafe fn apply(prepared: &Prepared) -> io::Result<()> {
                         return Err(fail(3));
                     }
                 }
+                // The working directory still points into the mount it was entered on;
+                // entered again by name, it is the writable bind on top.
+                let mut cwd = [0 as libc::c_char; 4096];
+                if !libc::getcwd(cwd.as_mut_ptr(), cwd.len()).is_null()
+                    && libc::chdir(cwd.as_ptr()) != 0
+                {
+                    return Err(fail(3));
+                }
             }
             if ns.loopback_up && !loopback_up() {
                 return Err(fail(4));
@@ -641,6 +705,11 @@ unsafe fn mount_overlay(overlay: &Overlay) -> bool {
     // or static.
     unsafe {
         match overlay.kind {
+            OverlayKind::Writable => {
+                libc::mount(target, target, null, libc::MS_BIND | libc::MS_REC, no_data) == 0
+            }
+            OverlayKind::SealTree => set_read_only(target, true, libc::AT_RECURSIVE),
+            OverlayKind::Unseal => set_read_only(target, false, 0),
             OverlayKind::Pinned => {
                 libc::mount(target, target, null, libc::MS_BIND | libc::MS_REC, no_data) == 0
             }
@@ -663,6 +732,38 @@ unsafe fn mount_overlay(overlay: &Overlay) -> bool {
             }
         }
     }
+}
+
+/// Sets or clears the read-only attribute of the mount at `target` (and every mount below
+/// it with `AT_RECURSIVE`). A kernel without `mount_setattr` (before 5.12) leaves the tree
+/// as it was: Landlock still refuses every write there.
+unsafe fn set_read_only(target: *const libc::c_char, read_only: bool, flags: libc::c_int) -> bool {
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    const MOUNT_ATTR_RDONLY: u64 = 1;
+    let attr = MountAttr {
+        attr_set: if read_only { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_clr: if read_only { 0 } else { MOUNT_ATTR_RDONLY },
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the caller's contract; the kernel reads `attr`, a local of the size passed.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            target,
+            flags as libc::c_uint,
+            &attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    done == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS)
 }
 
 /// `ip link set lo up` in the new network namespace.
