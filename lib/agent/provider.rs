@@ -92,6 +92,15 @@ pub struct Provider {
 impl Provider {
     /// Starts the program; its stderr goes to `log` (appended).
     pub fn start(spec: &ProviderSpec, log: &Path) -> Result<Provider, String> {
+        Provider::start_in(spec, log, None)
+    }
+
+    /// Starts the program contained by `sandbox` (its environment the sandbox's allowlist).
+    pub fn start_in(
+        spec: &ProviderSpec,
+        log: &Path,
+        sandbox: Option<&crate::sandbox::Sandbox>,
+    ) -> Result<Provider, String> {
         let stderr = log
             .parent()
             .and_then(|d| std::fs::create_dir_all(d).ok())
@@ -103,18 +112,27 @@ impl Provider {
                     .ok()
             })
             .map_or(Stdio::null(), Stdio::from);
-        let mut child = Command::new(&spec.argv[0])
+        let mut command = Command::new(&spec.argv[0]);
+        command
             .args(&spec.argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "cannot start memory provider {} ({}): {e}",
-                    spec.name, spec.argv[0]
-                )
-            })?;
+            .stderr(stderr);
+        if let Some(sandbox) = sandbox {
+            command
+                .env_clear()
+                .envs(sandbox.child_env(std::env::vars()));
+            sandbox
+                .contain(&mut command, None)
+                .map_err(|e| format!("cannot contain memory provider {}: {e}", spec.name))?;
+        }
+        let mut child = command.spawn().map_err(|e| {
+            let why = sandbox.map_or_else(|| e.to_string(), |s| s.spawn_error(&e));
+            format!(
+                "cannot start memory provider {} ({}): {why}",
+                spec.name, spec.argv[0]
+            )
+        })?;
         let stdout = child.stdout.take().ok_or("the provider has no stdout")?;
         let stdin = child.stdin.take();
         let (tx, rx) = channel();

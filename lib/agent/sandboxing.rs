@@ -108,6 +108,83 @@ pub fn build(
     Ok(Arc::new(sandbox))
 }
 
+/// What a memory provider may not write even inside HERMES_HOME: what the agent changes
+/// only through its own tools, and the store of every conversation.
+const PROVIDER_READ_ONLY: &[&str] = &[
+    "memories",
+    "skills",
+    "config.yaml",
+    "SOUL.md",
+    "plugins",
+    "state.db",
+    "state.db-wal",
+    "state.db-shm",
+];
+
+/// The sandbox of memory provider `name` (the user's own program, fed what the model says):
+/// it reads what commands read, writes HERMES_HOME but for the agent's own stores and
+/// config (and `memory.providers.NAME.writable`), reaches the network (`network: off` turns
+/// it off: providers are often services), and sees the allowlisted environment plus
+/// `memory.providers.NAME.env` (its API key, say). `sandbox: full` runs it uncontained.
+pub fn build_for_provider(
+    config: &Config,
+    home: &Home,
+    name: &str,
+) -> Result<Sandbox, SandboxSetupError> {
+    let raw = config.raw();
+    let entry = |key: &str| raw.get_path(&["memory", "providers", name, key]);
+    let mode = match entry("sandbox").map(Value::py_str) {
+        Some(t) => Mode::parse(&t).ok_or(SandboxSetupError::BadConfig {
+            key: "mode",
+            value: t,
+            expected: "read-only, workspace-write, full",
+        })?,
+        None => Mode::WorkspaceWrite,
+    };
+    let network = match entry("network").map(|v| v.py_str().to_lowercase()) {
+        Some(t) => Network::parse(&t).ok_or(SandboxSetupError::BadConfig {
+            key: "network",
+            value: t,
+            expected: "off, loopback, on",
+        })?,
+        None => Network::On,
+    };
+    let strings = |key: &str| -> Vec<String> {
+        entry(key)
+            .and_then(Value::as_seq)
+            .map(|items| items.iter().map(Value::py_str).collect())
+            .unwrap_or_default()
+    };
+    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let mut policy = Policy::for_session(
+        mode,
+        network,
+        &Places {
+            workspace: home.root(),
+            hermes_home: home.root(),
+            user_home: user_home.as_deref(),
+        },
+    );
+    // The session policy protects HERMES_HOME whole; a provider keeps its notes there.
+    policy.read_only_paths = PROVIDER_READ_ONLY
+        .iter()
+        .map(|p| home.root().join(p))
+        .collect();
+    policy.extend(
+        &[],
+        &strings("writable"),
+        &strings("env"),
+        user_home.as_deref(),
+    );
+    let mut sandbox = Sandbox::new(policy)?;
+    let mut redactor = Redactor::new(std::env::vars());
+    if let Ok(text) = std::fs::read_to_string(home.root().join(".env")) {
+        redactor.add_dotenv(&text);
+    }
+    sandbox.set_redactor(redactor);
+    Ok(sandbox)
+}
+
 /// `{"mode": …, "network": …, "mechanism": …}` for `thread.started`.
 pub fn describe_json(sandbox: &Sandbox) -> serde_json::Value {
     let d = sandbox.describe();

@@ -898,7 +898,21 @@ impl Agent {
             }
         };
         let log = self.home.root().join("logs").join("memory-provider.log");
-        let mut provider = match super::provider::Provider::start(&spec, &log) {
+        let sandbox = match super::sandboxing::build_for_provider(
+            &self.config,
+            &self.home,
+            &spec.name,
+        ) {
+            Ok(sandbox) => sandbox,
+            Err(e) => {
+                self.notices.push(format!(
+                    "memory provider {} not started: {e} (memory.providers.{}.sandbox: full runs it uncontained)",
+                    spec.name, spec.name
+                ));
+                return;
+            }
+        };
+        let mut provider = match super::provider::Provider::start_in(&spec, &log, Some(&sandbox)) {
             Ok(p) => p,
             Err(e) => {
                 self.notices.push(e);
