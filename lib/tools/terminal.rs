@@ -359,6 +359,27 @@ mod tests {
     }
 
     #[test]
+    fn files_left_by_a_killed_run_never_block_the_next() {
+        // A run killed with -9 leaves its files; a later process may get the same pid.
+        let base = std::env::temp_dir();
+        let pid = std::process::id();
+        let stale: Vec<PathBuf> = (0..4)
+            .flat_map(|n| {
+                ["cwd", "env"].map(|ext| base.join(format!("hermes-terminal-{pid}-{n}.{ext}")))
+            })
+            .collect();
+        for path in &stale {
+            let _ = std::fs::write(path, "stale");
+        }
+        let (_dir, mut ws) = workspace();
+        let out = sh(&mut ws, json!({"command": "echo fine"}));
+        for path in &stale {
+            let _ = std::fs::remove_file(path);
+        }
+        assert_eq!(out, r#"{"output": "fine", "exit_code": 0, "error": null}"#);
+    }
+
+    #[test]
     fn a_final_directory_that_is_gone_is_not_taken() {
         let (_dir, mut ws) = workspace();
         let start = ws.cwd().to_path_buf();

@@ -1,4 +1,6 @@
-//! The sandbox against what an attacker would run: every command of
+//! The sandbox end to end. First what a user and a host see: `thread.started` naming the
+//! policy, `--approvals on-failure` asking after a refusal, secrets redacted in what the
+//! model reads. Then the sandbox against what an attacker would run: every command of
 //! testdata/sandbox/attacks.tsv, and every everyday command of testdata/sandbox/everyday.txt,
 //! RUN FOR REAL by hermes-chat's terminal tool under the default policy (workspace-write,
 //! network off), one hermes-chat session per class, driven by the scripted model server.
@@ -627,4 +629,233 @@ fn a_command_sees_no_key_in_its_environment_or_its_parents() {
             }
         },
     );
+}
+
+/// hermes-chat in `work` with HERMES_HOME `hermes`, against `server`, with only the
+/// environment a test gives it.
+fn chat_in(work: &Path, hermes: &Path, server: &ChatServer) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hermes-chat"));
+    cmd.current_dir(work)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", hermes.parent().unwrap_or(hermes))
+        .env("HERMES_HOME", hermes)
+        .env("HERMES_BASE_URL", server.base_url())
+        .env("HERMES_API_KEY", "sk-test-key-123456")
+        .args(["-m", "fake-model", "--no-review"]);
+    cmd
+}
+
+/// A home (`home/.hermes`) and a workspace beside it, in one temp folder.
+fn places() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hermes = dir.path().join("home/.hermes");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&hermes).expect("mkdir");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    (dir, hermes, work)
+}
+
+fn events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn thread_started_names_the_policy_in_force() {
+    let (_dir, hermes, work) = places();
+    for (flags, want) in [
+        (
+            vec![],
+            json!({"mode": "workspace-write", "network": "off", "mechanism": "landlock+seccomp+mountns"}),
+        ),
+        (
+            vec!["--sandbox", "read-only", "--network", "loopback"],
+            json!({"mode": "read-only", "network": "loopback", "mechanism": "landlock+seccomp+mountns+netns"}),
+        ),
+        (
+            vec!["--sandbox", "full", "--network", "on"],
+            json!({"mode": "full", "network": "on", "mechanism": "none"}),
+        ),
+    ] {
+        let server = ChatServer::start(vec![Reply::text("hi")]);
+        let out = chat_in(&work, &hermes, &server)
+            .args(["--json", "-z", "hello"])
+            .args(&flags)
+            .output()
+            .expect("hermes-chat");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let started = events(&out.stdout)
+            .into_iter()
+            .find(|e| e["type"] == "thread.started")
+            .unwrap_or(Value::Null);
+        assert_eq!(started["sandbox"], want, "{flags:?}");
+    }
+}
+
+#[test]
+fn a_bad_sandbox_setting_in_config_is_a_setup_error() {
+    let (_dir, hermes, work) = places();
+    std::fs::write(hermes.join("config.yaml"), "sandbox:\n  mode: wide-open\n").expect("write");
+    let server = ChatServer::start(vec![Reply::text("hi")]);
+    let out = chat_in(&work, &hermes, &server)
+        .args(["-z", "hello"])
+        .output()
+        .expect("hermes-chat");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next(),
+        Some(
+            "hermes-chat: error: config.yaml: sandbox.mode: \"wide-open\" is not one of read-only, workspace-write, full"
+        )
+    );
+}
+
+/// The terminal call of `command`, then an answer.
+fn one_command(command: &str) -> Vec<Reply> {
+    let args = json!({"command": command}).to_string();
+    vec![
+        Reply::tool_call("call_1", "terminal", &args),
+        Reply::text("done"),
+    ]
+}
+
+/// What the model was told the `call_1` terminal call returned.
+fn tool_result(server: &ChatServer) -> Value {
+    let bodies = server.bodies();
+    let content = bodies
+        .last()
+        .and_then(|b| b["messages"].as_array().cloned())
+        .unwrap_or_default()
+        .into_iter()
+        .find(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    serde_json::from_str(&content).unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_refused_write_is_named_in_one_line_the_model_reads() {
+    let (dir, hermes, work) = places();
+    let target = dir.path().join("outside.txt");
+    let server = ChatServer::start(one_command(&format!("echo x > {}", target.display())));
+    let out = chat_in(&work, &hermes, &server)
+        .args(["-z", "write it", "--approvals", "deny"])
+        .output()
+        .expect("hermes-chat");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!target.exists());
+    let result = tool_result(&server);
+    assert_eq!(result["exit_code"], 1);
+    assert_eq!(
+        result["error"],
+        json!(format!(
+            "write to {} denied by the sandbox (workspace-write)",
+            target.display()
+        ))
+    );
+    assert_eq!(result["sandbox_denied"], true);
+}
+
+/// Runs `command` under `--approvals on-failure` in JSONL mode, answering the sandbox's
+/// question with `behavior`.
+fn on_failure(behavior: &str) -> (tempfile::TempDir, PathBuf, Vec<Value>, Value) {
+    let (dir, hermes, work) = places();
+    let target = dir.path().join("outside.txt");
+    let server = ChatServer::start(one_command(&format!("echo x > {}", target.display())));
+    let stdin = format!(
+        "{}\n{}\n",
+        json!({"type": "user", "message": {"role": "user", "content": "write it"}}),
+        json!({"type": "control_response", "response": {"request_id": "req_call_1",
+            "subtype": "success", "response": {"behavior": behavior}}})
+    );
+    let mut child = chat_in(&work, &hermes, &server)
+        .args(["--input-format", "jsonl", "--approvals", "on-failure"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hermes-chat");
+    if let Some(mut input) = child.stdin.take() {
+        let _ = input.write_all(stdin.as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = tool_result(&server);
+    (dir, target, events(&out.stdout), result)
+}
+
+#[test]
+fn on_failure_asks_after_a_refusal_and_runs_outside_once_allowed() {
+    let (_dir, target, events, result) = on_failure("allow");
+    let request = events
+        .iter()
+        .find(|e| e["type"] == "control_request")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(request["request"]["tool_name"], "terminal");
+    assert!(
+        request["request"]["decision_reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("denied by the sandbox (workspace-write); run it again outside the sandbox?"),
+        "{request}"
+    );
+    let approval = events
+        .iter()
+        .find(|e| e["type"] == "item.completed" && e["item"]["type"] == "approval")
+        .map(|e| (e["item"]["rule"].clone(), e["item"]["decision"].clone()));
+    assert_eq!(approval, Some((json!("sandbox"), json!("approved"))));
+    assert_eq!(
+        std::fs::read_to_string(&target).ok().as_deref(),
+        Some("x\n")
+    );
+    assert_eq!(result["exit_code"], 0);
+}
+
+#[test]
+fn on_failure_denied_keeps_the_refusal_and_the_file_untouched() {
+    let (_dir, target, _events, result) = on_failure("deny");
+    assert!(!target.exists());
+    assert_eq!(result["sandbox_denied"], true);
+}
+
+#[test]
+fn a_secret_value_in_output_is_redacted_before_anyone_reads_it() {
+    let (_dir, hermes, work) = places();
+    std::fs::write(hermes.join(".env"), "SERVICE_KEY=sekrit-value-123\n").expect("write");
+    std::fs::write(work.join("leak.txt"), "found sekrit-value-123 here\n").expect("write");
+    let server = ChatServer::start(one_command("cat leak.txt"));
+    let out = chat_in(&work, &hermes, &server)
+        .args(["--json", "-z", "read it"])
+        .output()
+        .expect("hermes-chat");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        result_output(&tool_result(&server)),
+        "found [REDACTED:SERVICE_KEY] here"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("sekrit"));
+}
+
+fn result_output(result: &Value) -> String {
+    result["output"].as_str().unwrap_or("").to_string()
 }
