@@ -47,6 +47,8 @@ pub struct Sandbox {
     redactor: Redactor,
     #[cfg(target_os = "linux")]
     support: linux::Support,
+    #[cfg(target_os = "linux")]
+    rules: linux::RulesCache,
 }
 
 /// What is in force, for the start line and `thread.started`.
@@ -89,6 +91,8 @@ impl Sandbox {
             redactor: Redactor::default(),
             #[cfg(target_os = "linux")]
             support,
+            #[cfg(target_os = "linux")]
+            rules: linux::RulesCache::default(),
         })
     }
 
@@ -152,8 +156,13 @@ impl Sandbox {
         #[cfg(target_os = "linux")]
         {
             use std::os::unix::process::CommandExt;
-            let prepared =
-                linux::prepare(&self.policy, self.temp.path(), &self.support, cpu_seconds)?;
+            let prepared = linux::prepare(
+                &self.policy,
+                self.temp.path(),
+                &self.support,
+                &self.rules,
+                cpu_seconds,
+            )?;
             // SAFETY: `apply` makes only system calls on data prepared here, as the code
             // between fork and exec must.
             unsafe {
@@ -384,6 +393,17 @@ mod tests {
             "{out}"
         );
         assert!(listener.accept().is_err(), "a connection arrived");
+    }
+
+    #[test]
+    fn a_file_made_after_the_rules_were_cached_is_readable_by_the_next_command() {
+        let s = scene();
+        let sb = sandbox(&s, Mode::WorkspaceWrite, Network::Off);
+        let (code, _) = run(&sb, &s, "cat ~/notes.txt");
+        assert_eq!(code, 0);
+        std::fs::write(s.home.join("later.txt"), "later").expect("write");
+        let (code, out) = run(&sb, &s, "cat ~/later.txt");
+        assert_eq!((code, out.as_str()), (0, "later"));
     }
 
     #[test]

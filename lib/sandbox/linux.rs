@@ -20,6 +20,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
@@ -127,10 +128,10 @@ struct Namespaces {
 pub struct Prepared {
     namespaces: Option<Namespaces>,
     rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
-    ruleset: Option<OwnedFd>,
+    ruleset: Option<Arc<OwnedFd>>,
     /// Applied in order; the first installed is evaluated last, so the socket filter's
     /// `EACCES` and clone3's `ENOSYS` each come from a filter of their own.
-    filters: Vec<BpfProgram>,
+    filters: Arc<Vec<BpfProgram>>,
 }
 
 /// Which step of [`apply`] failed, carried in the error code the child hands back (std
@@ -167,6 +168,7 @@ pub fn prepare(
     policy: &Policy,
     temp_dir: &Path,
     support: &Support,
+    cache: &RulesCache,
     cpu_seconds: Option<u64>,
 ) -> Result<Prepared, SandboxError> {
     let contained = policy.mode != Mode::FullAccess;
@@ -176,20 +178,76 @@ pub fn prepare(
             namespaces: None,
             rlimits,
             ruleset: None,
-            filters: Vec::new(),
+            filters: Arc::new(Vec::new()),
         });
     }
     let writable = writable_roots(policy, temp_dir);
     let unreadable: Vec<PathBuf> = existing(&policy.unreadable_paths);
     let namespaces = namespaces(policy, &writable, &unreadable, support);
-    let ruleset = ruleset(policy, &writable, &unreadable)?;
-    let filters = filters(policy.network)?;
+    let (ruleset, filters) = cache.rules(policy, &writable, &unreadable)?;
     Ok(Prepared {
         namespaces,
         rlimits,
         ruleset: Some(ruleset),
         filters,
     })
+}
+
+/// The Landlock ruleset and seccomp filters of a session, built once and built again only
+/// when what they were built from changed: the writable roots, the closed paths, or the
+/// entries of a directory whose siblings were granted one by one (a file created there
+/// since would otherwise stay unreadable). A ruleset can restrict any number of processes.
+#[derive(Default)]
+pub struct RulesCache {
+    cached: std::sync::Mutex<Option<Cached>>,
+}
+
+impl std::fmt::Debug for RulesCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RulesCache")
+    }
+}
+
+struct Cached {
+    writable: Vec<PathBuf>,
+    unreadable: Vec<PathBuf>,
+    /// Each directory listed while granting, with its modification time then.
+    listed: Vec<(PathBuf, Option<std::time::SystemTime>)>,
+    ruleset: Arc<OwnedFd>,
+    filters: Arc<Vec<BpfProgram>>,
+}
+
+fn modified(dir: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(dir).and_then(|m| m.modified()).ok()
+}
+
+impl RulesCache {
+    fn rules(
+        &self,
+        policy: &Policy,
+        writable: &[PathBuf],
+        unreadable: &[PathBuf],
+    ) -> Result<(Arc<OwnedFd>, Arc<Vec<BpfProgram>>), SandboxError> {
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached.as_ref()
+            && c.writable == writable
+            && c.unreadable == unreadable
+            && c.listed.iter().all(|(dir, when)| modified(dir) == *when)
+        {
+            return Ok((Arc::clone(&c.ruleset), Arc::clone(&c.filters)));
+        }
+        let mut listed = Vec::new();
+        let ruleset = Arc::new(ruleset(policy, writable, unreadable, &mut listed)?);
+        let filters = Arc::new(filters(policy.network)?);
+        *cached = Some(Cached {
+            writable: writable.to_vec(),
+            unreadable: unreadable.to_vec(),
+            listed,
+            ruleset: Arc::clone(&ruleset),
+            filters: Arc::clone(&filters),
+        });
+        Ok((ruleset, filters))
+    }
 }
 
 fn writable_roots(policy: &Policy, temp_dir: &Path) -> Vec<PathBuf> {
@@ -373,6 +431,7 @@ fn ruleset(
     policy: &Policy,
     writable: &[PathBuf],
     unreadable: &[PathBuf],
+    listed: &mut Vec<(PathBuf, Option<std::time::SystemTime>)>,
 ) -> Result<OwnedFd, SandboxError> {
     let read = AccessFs::from_read(ABI_TARGET);
     let write = AccessFs::from_write(ABI_TARGET) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
@@ -400,13 +459,14 @@ fn ruleset(
         read & !AccessFs::ReadDir,
         &closed,
         &mut rules,
+        listed,
         0,
     );
     for device in DEVICES {
         rules.push((PathBuf::from(device), read | write));
     }
     for root in writable {
-        grant_except(root, read | write, unreadable, &mut rules, 0);
+        grant_except(root, read | write, unreadable, &mut rules, listed, 0);
     }
     let file_access = AccessFs::from_file(ABI_TARGET);
     for (path, access) in rules {
@@ -442,6 +502,7 @@ fn grant_except(
     access: BitFlags<AccessFs>,
     closed: &[PathBuf],
     rules: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
+    listed: &mut Vec<(PathBuf, Option<std::time::SystemTime>)>,
     depth: usize,
 ) {
     if closed.iter().any(|c| c == root) {
@@ -451,6 +512,7 @@ fn grant_except(
         rules.push((root.to_path_buf(), access));
         return;
     }
+    listed.push((root.to_path_buf(), modified(root)));
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
@@ -459,7 +521,7 @@ fn grant_except(
         if !entry.file_type().is_ok_and(|t| t.is_dir() || t.is_file()) {
             continue;
         }
-        grant_except(&entry.path(), access, closed, rules, depth + 1);
+        grant_except(&entry.path(), access, closed, rules, listed, depth + 1);
     }
 }
 
@@ -674,7 +736,7 @@ pub unsafe fn apply(prepared: &Prepared) -> io::Result<()> {
         {
             return Err(fail(7));
         }
-        for filter in &prepared.filters {
+        for filter in prepared.filters.iter() {
             if seccompiler::apply_filter(filter).is_err() {
                 return Err(fail(8));
             }
@@ -865,14 +927,17 @@ mod tests {
             std::fs::create_dir_all(root.join(d)).expect("mkdir");
         }
         std::os::unix::fs::symlink(root.join("b/secret"), root.join("link")).expect("symlink");
-        let mut rules = Vec::new();
+        let (mut rules, mut listed) = (Vec::new(), Vec::new());
         grant_except(
             root,
             AccessFs::ReadFile.into(),
             &[root.join("b/secret")],
             &mut rules,
+            &mut listed,
             0,
         );
+        let listed: Vec<&Path> = listed.iter().map(|(p, _)| p.as_path()).collect();
+        assert_eq!(listed, [root, &root.join("b")]);
         let mut granted: Vec<String> = rules
             .iter()
             .map(|(p, _)| p.strip_prefix(root).unwrap_or(p).display().to_string())
