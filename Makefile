@@ -19,7 +19,7 @@ INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg clean install \
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg jail-tools clean install \
 	mutants mutants-diff mutants-drivers rule-dfas
 
 all: build
@@ -38,7 +38,7 @@ install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./pipelines/install.sh target/release
 
 ## test: everything CI checks, in the order that fails fastest.
-test: lint peer skills-ref tmux doc-tools pg
+test: lint peer skills-ref tmux doc-tools pg jail-tools
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast
 else
@@ -68,6 +68,13 @@ endif
 tmux:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; } || \
 		{ echo "make: tmux is needed for tests/chat_tty.rs (apt-get install tmux)" >&2; exit 2; }
+
+## jail-tools: unshare (util-linux) and ip (iproute2) build the namespace jail that
+## tests/sandbox.rs runs its attacks in.
+jail-tools:
+	@command -v unshare >/dev/null && command -v ip >/dev/null || \
+		{ apt-get update -qq && apt-get install -y -qq util-linux iproute2; } || \
+		{ echo "make: unshare and ip are needed for tests/sandbox.rs (apt-get install util-linux iproute2)" >&2; exit 2; }
 
 ## doc-tools: groff (tests/cli_generate.rs renders every man page) and binutils (objcopy
 ## splits debug info in pipelines/install.sh; objdump checks it).
