@@ -66,7 +66,7 @@ pub fn is_secret_name(name: &str) -> bool {
     upper.ends_with("APIKEY")
         || upper.ends_with("_PAT")
         || upper
-            .split(|c: char| c == '_' || c == '-' || c == '.')
+            .split(['_', '-', '.'])
             .any(|word| SECRET_WORDS.contains(&word))
 }
 

@@ -595,6 +595,8 @@ fn filters(network: Network) -> Result<Vec<BpfProgram>, SandboxError> {
         .into_iter()
         .map(|s| (s, Vec::new()))
         .collect();
+    // The request type is `c_ulong` or `c_int` depending on the C library.
+    #[allow(clippy::unnecessary_cast)]
     general.insert(
         libc::SYS_ioctl,
         vec![
