@@ -296,6 +296,11 @@ impl Home {
 
     // ── curator reports and cron ─────────────────────────────────────────────────────────────
 
+    /// `logs/review.log`: one line per review `hermes-review` ran, and how it ended.
+    pub fn review_log(&self) -> PathBuf {
+        self.root.join("logs").join("review.log")
+    }
+
     /// `logs/curator`, holding one `<YYYYMMDD-HHMMSS>[-N]/` directory per run.
     pub fn curator_logs_dir(&self) -> PathBuf {
         self.root.join("logs").join("curator")

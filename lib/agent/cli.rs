@@ -406,6 +406,7 @@ fn hand_off_review(
         due,
         agent.home.root(),
         reviewer().as_deref(),
+        &crate::review::handoff::chat_env(&agent.endpoint.model, &options.overrides),
         options.review_wait || printer.is_some(),
     )
     .with_context(|| format!("cannot write the review input under {}", pending.display()))?;
@@ -427,8 +428,16 @@ fn hand_off_review(
                     let Ok(output) = child.wait_with_output() else {
                         return;
                     };
-                    let summary = review::summary_line(&String::from_utf8_lossy(&output.stdout));
-                    if let (Some(line), Ok(mut p)) = (summary, printer.lock()) {
+                    let done = review::finished(
+                        &String::from_utf8_lossy(&output.stdout),
+                        &String::from_utf8_lossy(&output.stderr),
+                        output.status.success(),
+                    );
+                    let said = match (done.error, done.summary) {
+                        (Some(error), _) => Some(failed_review(&error)),
+                        (None, summary) => summary,
+                    };
+                    if let (Some(line), Ok(mut p)) = (said, printer.lock()) {
                         let _ = p.print(format!("{line}\n"));
                     }
                 });
@@ -443,25 +452,33 @@ fn hand_off_review(
     let output = child
         .wait_with_output()
         .context("waiting for hermes-review")?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary = review::summary_line(&stdout);
-    let actions: Vec<Value> = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v.get("type").and_then(Value::as_str) == Some("action"))
-        .collect();
-    if let Some(line) = &summary {
+    let done = review::finished(
+        &String::from_utf8_lossy(&output.stdout),
+        &String::from_utf8_lossy(&output.stderr),
+        output.status.success(),
+    );
+    if let Some(line) = &done.summary {
         observer.notice(line);
+    }
+    // A failure is said even where notices are not (--json): a review that did not run
+    // must never pass unseen.
+    if let Some(error) = &done.error {
+        eprintln!("{BIN}: {}", failed_review(error));
     }
     if let Some(events) = json {
         let id = agent.next_item_id();
         events.item(&Item::new(
             id,
             "review",
-            json!({"actions": actions, "summary": summary}),
+            json!({"actions": done.actions, "summary": done.summary, "error": done.error}),
         ));
     }
     Ok(())
+}
+
+/// The words for a review that failed, and where to read about the others.
+fn failed_review(error: &str) -> String {
+    format!("review failed: {error} (every review's outcome: $HERMES_HOME/logs/review.log)")
 }
 
 /// `--json`: events on stdout.
