@@ -61,6 +61,9 @@ struct Terminal {
     /// The message whose text was shown as it streamed; an answer that came whole (the
     /// budget's summary is asked without streaming) is shown when it completes.
     streamed: Option<String>,
+    /// What the user typed for each message that was expanded before it was sent (a skill,
+    /// a bundle, /learn): `/undo` and `/retry` speak of that, not of the expansion.
+    typed: std::collections::HashMap<String, String>,
 }
 
 impl Terminal {
@@ -70,6 +73,7 @@ impl Terminal {
             spinner: None,
             at_line_start: true,
             streamed: None,
+            typed: std::collections::HashMap::new(),
         }
     }
 
@@ -341,8 +345,9 @@ fn command_turn(
         }
         Some("retry") => match agent.rewind_last_turn()? {
             Some((text, _)) => {
-                eprintln!("{}", term.dim(&format!("retrying: {}", first_line(&text))));
-                turn(agent, options, term, &text, &text, printer)?;
+                let typed = typed_for(term, &text);
+                eprintln!("{}", term.dim(&format!("retrying: {}", first_line(&typed))));
+                turn(agent, options, term, &text, &typed, printer)?;
             }
             None => eprintln!("nothing to retry"),
         },
@@ -354,7 +359,7 @@ fn command_turn(
                         "undid 1 turn ({n} message(s)); the text is back at the prompt"
                     ))
                 );
-                *prefill = text;
+                *prefill = typed_for(term, &text);
             }
             None => eprintln!("nothing to undo"),
         },
@@ -430,7 +435,7 @@ fn skill_turn(
     bundle_dir: &std::path::Path,
     printer: &Option<Printer>,
 ) -> anyhow::Result<Flow> {
-    let typed = format!("/{word} {instruction}");
+    let typed = format!("/{word} {instruction}").trim_end().to_string();
     if let Some(bundle) = invoke::bundles(bundle_dir)
         .into_iter()
         .find(|b| b.slug == word)
@@ -449,6 +454,7 @@ fn skill_turn(
                 loaded.len()
             ))
         );
+        term.typed.insert(message.clone(), typed.clone());
         turn(agent, options, term, &message, &typed, printer)?;
         return Ok(Flow::Continue);
     }
@@ -462,6 +468,7 @@ fn skill_turn(
         Ok((message, loaded)) => {
             ask_missing(agent, term, loaded.missing_env.iter())?;
             eprintln!("{}", term.dim(&format!("loading skill {}", loaded.name)));
+            term.typed.insert(message.clone(), typed.clone());
             turn(agent, options, term, &message, &typed, printer)?;
         }
         Err(e) => eprintln!("/{word}: {e}"),
@@ -507,15 +514,10 @@ fn learn_turn(
     printer: &Option<Printer>,
 ) -> anyhow::Result<()> {
     let before = agent.skills_created.len();
-    let typed = format!("/learn {request}");
-    turn(
-        agent,
-        options,
-        term,
-        &learn::prompt(request),
-        &typed,
-        printer,
-    )?;
+    let typed = format!("/learn {request}").trim_end().to_string();
+    let message = learn::prompt(request);
+    term.typed.insert(message.clone(), typed.clone());
+    turn(agent, options, term, &message, &typed, printer)?;
     let Some((name, dir)) = agent.skills_created[before..].last().cloned() else {
         eprintln!("/learn: no skill was saved");
         return Ok(());
@@ -551,6 +553,16 @@ fn learn_turn(
         }
     }
     Ok(())
+}
+
+/// What the user typed for a message taken back: remembered from this session, else read
+/// back from a stored skill or bundle invocation, else the message itself.
+fn typed_for(term: &Terminal, message: &str) -> String {
+    term.typed
+        .get(message)
+        .cloned()
+        .or_else(|| invoke::typed_form(message))
+        .unwrap_or_else(|| message.to_string())
 }
 
 fn first_line(text: &str) -> String {
