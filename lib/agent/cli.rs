@@ -69,7 +69,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     // At the terminal Ctrl-C cancels the turn and the session goes on; elsewhere a run that
     // does not stop soon after the signal is ended.
     install_interrupt(interrupt.clone(), !interactive);
-    let home = Home::resolve(options.home.as_deref())?;
+    let (home, home_existed) = Home::resolve_for_write(options.home.as_deref())?;
     let config = Config::load(&home)?;
     let now = crate::clock::now()?;
     let fixed = crate::clock::fixed_seconds(now, std::env::var(crate::clock::NOW_VAR).ok());
@@ -95,6 +95,8 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         interrupt.clone(),
     );
     let (db, _, _) = crate::sessions::open_for_write(&home.state_db(), true, &|_| {})?;
+    // A typo in HERMES_HOME would otherwise start an empty home without a word.
+    crate::io::exit::note_created_home(BIN, &home, home_existed, options.quiet);
     // A conversation commits a few rows per model call. In WAL mode, NORMAL keeps every commit
     // through a crash of this process or any other (the WAL is in the page cache); only a
     // power cut may lose the last commits. FULL would fsync each of them: about 4 ms apiece
