@@ -1159,7 +1159,7 @@ fn an_unreachable_endpoint_is_one_clear_line_after_the_retries() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("hermes-chat: error: API call failed after 3 retries: Connection error.\n"),
+        err.contains(&format!("hermes-chat: error: API call failed after 3 retries: Connection error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: Connection refused (os error 111)\n")),
         "{err}"
     );
     assert!(err.contains("hint: is the endpoint running?"), "{err}");

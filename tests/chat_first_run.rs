@@ -60,3 +60,62 @@ fn a_new_home_is_announced_and_one_in_a_missing_folder_is_refused() {
     );
     assert!(!parent.path().join("hermse").exists());
 }
+
+/// A model server that accepts and never answers: the wait is announced once per attempt,
+/// each attempt ends at `HERMES_STREAM_READ_TIMEOUT`, and the error names the URL.
+#[test]
+fn a_silent_model_is_announced_and_given_up_at_the_read_timeout() {
+    let srv = server(vec![Reply::Hang, Reply::Hang, Reply::Hang]);
+    let home = home_for(&srv, "");
+    let started = std::time::Instant::now();
+    let out = chat(home.path())
+        .env("HERMES_STREAM_READ_TIMEOUT", "1")
+        .args(["-z", "hi"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    let url = format!("{}/chat/completions", srv.base_url());
+    let timeout = format!("timed out waiting for the model at {url} (no data for 1 s)");
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 7, "{err}");
+    for attempt in 0..3 {
+        assert_eq!(
+            lines[attempt * 2],
+            format!("hermes-chat: waiting for the model at {url} (1 s)…")
+        );
+    }
+    for (attempt, line) in [(1, lines[1]), (2, lines[3])] {
+        assert!(
+            line.starts_with(&format!(
+                "hermes-chat: {timeout} (attempt {attempt}/3; retrying in "
+            )),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        lines[5..],
+        [
+            format!("hermes-chat: error: API call failed after 3 retries: {timeout}"),
+            "hint: a model that needs longer before its first word: raise HERMES_STREAM_READ_TIMEOUT (seconds)".to_string()
+        ]
+    );
+}
+
+#[test]
+fn a_read_timeout_that_is_not_a_number_is_an_error_naming_it() {
+    let srv = server(vec![Reply::text("never")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .env("HERMES_STREAM_READ_TIMEOUT", "abc")
+        .args(["-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: HERMES_STREAM_READ_TIMEOUT=\"abc\" is not a number of seconds between 0 and 86400 (e.g. 300)\n"
+    );
+    assert!(srv.requests().is_empty());
+}

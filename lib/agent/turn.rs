@@ -118,6 +118,9 @@ impl Agent {
                             shared.borrow_mut().delta(&message_id, &Delta::Text(&shown));
                         }
                     }
+                    Delta::Waiting { url, seconds } => shared
+                        .borrow_mut()
+                        .notice(&format!("waiting for the model at {url} ({seconds} s)…")),
                     other => shared.borrow_mut().delta(&message_id, &other),
                 };
                 let mut retries = Retries(&shared);

@@ -53,9 +53,7 @@ pub fn open(
     }
     let ep = endpoint::resolve(config, &options.overrides, &env)
         .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-    let read_timeout = env
-        .get("HERMES_STREAM_READ_TIMEOUT")
-        .and_then(|v| v.parse::<f64>().ok());
+    let read_timeout = super::http::read_timeout_from(&env)?;
     let http = HttpTransport::new(HttpSettings::for_endpoint(&ep, read_timeout), interrupt)?;
     let transport: Box<dyn Transport> = match &options.record {
         Some(path) => Box::new(

@@ -299,7 +299,8 @@ fn prepare(
         None => {
             let (ep, routed) =
                 resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-            let settings = HttpSettings::for_endpoint(&ep, None);
+            let settings =
+                HttpSettings::for_endpoint(&ep, crate::llm::http::read_timeout_from(&env)?);
             let http = move || -> anyhow::Result<Box<dyn Transport>> {
                 Ok(Box::new(HttpTransport::new(
                     settings.clone(),
