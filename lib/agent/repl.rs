@@ -404,15 +404,14 @@ fn command_turn(
                 eprintln!("{}", term.dim(&format!("model: {rest}")));
             }
         }
-        Some("usage") => {
-            let [input, output, cache_read, cache_write, reasoning, calls] =
-                agent.usage_totals()?;
-            println!(
-                "{calls} model call(s): {} input tokens ({cache_read} cached, {cache_write} written to the cache), {output} output ({reasoning} reasoning); cost: unknown (no price list for {})",
-                input + cache_read + cache_write,
-                agent.endpoint.model
-            );
-        }
+        Some("usage") => println!(
+            "{}",
+            usage_line(
+                agent.usage_totals()?,
+                agent.calls_without_usage,
+                &agent.endpoint.model
+            )
+        ),
         Some("compact") => {
             let mut outcome = TurnOutcome::default();
             if !agent.compact_now(term, &mut outcome, 0)? {
@@ -555,6 +554,22 @@ fn learn_turn(
     Ok(())
 }
 
+/// `/usage`: the session row's totals (`[input, output, cache read, cache write, reasoning,
+/// calls]`) and the calls whose answer said nothing of tokens, which the row does not count.
+fn usage_line(totals: [i64; 6], without_usage: i64, model: &str) -> String {
+    let [input, output, cache_read, cache_write, reasoning, calls] = totals;
+    let unreported = if without_usage > 0 {
+        format!(" ({without_usage} without a usage report: the token counts leave them out)")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} model call(s){unreported}: {} input tokens ({cache_read} cached, {cache_write} written to the cache), {output} output ({reasoning} reasoning); cost: unknown (no price list for {model})",
+        calls + without_usage,
+        input + cache_read + cache_write,
+    )
+}
+
 /// What the user typed for a message taken back: remembered from this session, else read
 /// back from a stored skill or bundle invocation, else the message itself.
 fn typed_for(term: &Terminal, message: &str) -> String {
@@ -593,4 +608,21 @@ pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
     }
     read?;
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_counts_the_calls_that_reported_no_tokens_too() {
+        assert_eq!(
+            usage_line([0, 0, 0, 0, 0, 0], 7, "m"),
+            "7 model call(s) (7 without a usage report: the token counts leave them out): 0 input tokens (0 cached, 0 written to the cache), 0 output (0 reasoning); cost: unknown (no price list for m)"
+        );
+        assert_eq!(
+            usage_line([50, 25, 60, 0, 7, 2], 0, "m"),
+            "2 model call(s): 110 input tokens (60 cached, 0 written to the cache), 25 output (7 reasoning); cost: unknown (no price list for m)"
+        );
+    }
 }
