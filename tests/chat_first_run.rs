@@ -119,3 +119,19 @@ fn a_read_timeout_that_is_not_a_number_is_an_error_naming_it() {
     );
     assert!(srv.requests().is_empty());
 }
+
+#[test]
+fn a_base_url_without_http_is_a_usage_error_at_once() {
+    let srv = server(vec![Reply::text("never")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--base-url", "localhost:8080/v1", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: the base URL \"localhost:8080/v1\" has no http:// or https://\nhint: write it in full, e.g. http://localhost:8080/v1 for a server on this machine\n"
+    );
+    assert!(!home.path().join("state.db").exists());
+}
