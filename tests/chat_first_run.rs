@@ -79,7 +79,8 @@ fn a_silent_model_is_announced_and_given_up_at_the_read_timeout() {
     let timeout = format!("timed out waiting for the model at {url} (no data for 1 s)");
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 7, "{err}");
+    assert_eq!(lines.len(), 8, "{err}");
+    let sid = support::chat::rows(home.path(), "SELECT id FROM sessions")[0][0].clone();
     for attempt in 0..3 {
         assert_eq!(
             lines[attempt * 2],
@@ -98,8 +99,14 @@ fn a_silent_model_is_announced_and_given_up_at_the_read_timeout() {
         lines[5..],
         [
             format!("hermes-chat: error: API call failed after 3 retries: {timeout}"),
-            "hint: a model that needs longer before its first word: raise HERMES_STREAM_READ_TIMEOUT (seconds)".to_string()
+            "hint: a model that needs longer before its first word: raise HERMES_STREAM_READ_TIMEOUT (seconds)".to_string(),
+            // The failed turn's message is stored: how to go on from it.
+            format!("hermes-chat: the session {sid} is kept; go on with `hermes-chat -c` (or `-r {sid}`)")
         ]
+    );
+    assert_eq!(
+        support::chat::transcript(home.path()),
+        ["user|hi|NULL|NULL"]
     );
 }
 

@@ -343,12 +343,25 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
             if let Some(hint) = outcome.hint {
                 eprintln!("hint: {hint}");
             }
+            if let Some(line) = resume_hint(agent) {
+                eprintln!("{line}");
+            }
             EXIT_TURN_FAILED
         }
         (None, None) => EXIT_TURN_FAILED,
     };
     agent.end("agent_close")?;
     Ok(code)
+}
+
+/// After a failed turn whose message was stored: how to go on from it.
+fn resume_hint(agent: &Agent) -> Option<String> {
+    agent.session_created.then(|| {
+        format!(
+            "{BIN}: the session {} is kept; go on with `hermes-chat -c` (or `-r {}`)",
+            agent.session_id, agent.session_id
+        )
+    })
 }
 
 /// After a turn: the answer file, the title, and the review hand-off.
@@ -675,6 +688,9 @@ fn json_turn(
         EXIT_INTERRUPTED
     } else if let Some(error) = &outcome.error {
         events.emit(&json!({"type": "turn.failed", "turn_id": turn_id, "error": {"message": error}, "usage": usage}));
+        if let (false, Some(line)) = (options.quiet, resume_hint(agent)) {
+            eprintln!("{line}");
+        }
         EXIT_TURN_FAILED
     } else {
         EXIT_OK
