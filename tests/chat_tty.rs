@@ -337,6 +337,18 @@ fn undo_after_a_skill_command_puts_the_command_back() {
 }
 
 #[test]
+fn learn_says_why_no_skill_was_saved() {
+    let (_srv, home) = session_with(vec![Reply::text("There is nothing to learn here.")], "");
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    let screen = tty.exchange(
+        "/learn the deploy",
+        "/learn: no skill was saved: the model did not call skill_manage",
+    );
+    assert!(!screen.contains("learned:"), "{screen}");
+}
+
+#[test]
 fn a_missing_secret_is_asked_without_echo_and_kept_0600() {
     let srv = server(vec![Reply::text("deployed")]);
     let home = home_for(&srv, "");

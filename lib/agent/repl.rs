@@ -513,12 +513,17 @@ fn learn_turn(
     printer: &Option<Printer>,
 ) -> anyhow::Result<()> {
     let before = agent.skills_created.len();
+    let turn_starts = agent.messages.len();
     let typed = format!("/learn {request}").trim_end().to_string();
     let message = learn::prompt(request);
     term.typed.insert(message.clone(), typed.clone());
     turn(agent, options, term, &message, &typed, printer)?;
     let Some((name, dir)) = agent.skills_created[before..].last().cloned() else {
-        eprintln!("/learn: no skill was saved");
+        let this_turn = agent.messages.get(turn_starts..).unwrap_or_default();
+        eprintln!(
+            "/learn: no skill was saved: {}",
+            learn::why_nothing_was_saved(this_turn)
+        );
         return Ok(());
     };
     let mut problems = learn::check(&dir);
