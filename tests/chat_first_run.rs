@@ -142,3 +142,42 @@ fn a_base_url_without_http_is_a_usage_error_at_once() {
     );
     assert!(!home.path().join("state.db").exists());
 }
+
+/// No model named anywhere, an endpoint named for the run: the first model it lists.
+#[test]
+fn the_endpoints_first_listed_model_is_the_default_when_none_is_named() {
+    let srv = server(vec![Reply::text("hello")]);
+    let home = support::TempHome::new();
+    home.write("config.yaml", "agent:\n  retry_backoff_seconds: 0.01\n");
+    let out = chat(home.path())
+        .env("HERMES_BASE_URL", srv.base_url())
+        .env("HERMES_API_KEY", "sk-test-key")
+        .args(["-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hello\n");
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "hermes-chat: no model named; using fake-model, the first that {}/models lists (-m chooses another)\n",
+            srv.base_url()
+        )
+    );
+    let requests = srv.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], "fake-model");
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer sk-test-key")
+    );
+
+    // Without an endpoint named for the run, no model is still an error.
+    let out = chat(home.path()).args(["-z", "hi"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("hermes-chat: error: no model configured\n"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -65,6 +65,31 @@ pub fn read_timeout_from(env: &super::endpoint::Env) -> Result<Option<f64>, BadS
         })
 }
 
+/// The first model `GET <base>/models` lists (the OpenAI list shape, `data[].id`): the default
+/// of an endpoint named without a model. `None` when the list cannot be had or is empty.
+pub fn first_model(base_url: &str, api_key: &str, timeout: Duration) -> Option<String> {
+    let client = reqwest::blocking::Client::builder()
+        .connect_timeout(timeout)
+        .timeout(timeout)
+        .user_agent(concat!("hermes-loop/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .ok()?;
+    let response = client
+        .get(format!("{base_url}/models"))
+        .bearer_auth(api_key)
+        .send()
+        .ok()
+        .filter(|r| r.status().is_success())?;
+    let listed: Value = serde_json::from_str(&response.text().ok()?).ok()?;
+    listed
+        .get("data")?
+        .as_array()?
+        .iter()
+        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::trim))
+        .find(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
 impl HttpSettings {
     /// The settings for `endpoint`: 30 s to connect; `read_timeout` seconds between bytes when
     /// given (`HERMES_STREAM_READ_TIMEOUT`), else [`REMOTE_READ_TIMEOUT`], or
@@ -753,6 +778,34 @@ mod tests {
         let shown = format!("{set:?}");
         assert!(!shown.contains("sk-very-secret"), "{shown}");
         assert!(shown.contains("<redacted>"), "{shown}");
+    }
+
+    #[test]
+    fn the_first_listed_model_is_the_endpoints_default() {
+        let list =
+            r#"{"object": "list", "data": [{"id": " "}, {"id": "qwen-7b"}, {"id": "other"}]}"#;
+        let (base, server) =
+            serve_once(answer("200 OK", "Content-Type: application/json\r\n", list));
+        assert_eq!(
+            first_model(&base, "sk-k", Duration::from_secs(5)).as_deref(),
+            Some("qwen-7b")
+        );
+        let request = server.join().unwrap_or_default();
+        assert!(
+            request.starts_with("GET /v1/models HTTP/1.1\r\n"),
+            "{request}"
+        );
+        assert!(
+            request
+                .to_lowercase()
+                .contains("authorization: bearer sk-k\r\n"),
+            "{request}"
+        );
+        for (status, body) in [("200 OK", r#"{"data": []}"#), ("404 Not Found", "{}")] {
+            let (base, server) = serve_once(answer(status, "", body));
+            assert_eq!(first_model(&base, "k", Duration::from_secs(5)), None);
+            let _ = server.join();
+        }
     }
 
     #[test]
