@@ -192,9 +192,14 @@ fn a_detached_review_leaves_its_outcome_in_the_log_and_removes_its_input() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "noted\n");
+    // The review ends after the chat: its line is written, then its input removed.
     let log = home.path().join("logs/review.log");
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !log.exists() && Instant::now() < deadline {
+    let finished = || {
+        std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with('\n'))
+            && pending_files(home.path()).is_empty()
+    };
+    while !finished() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
     let session = rows_session(home.path());
