@@ -166,9 +166,14 @@ impl Observer for Terminal {
     }
 
     fn notice(&mut self, text: &str) {
+        // A notice during a turn (the model keeps us waiting) leaves the spinner going.
+        let spinning = self.spinner.is_some();
         self.stop();
         self.end_line();
         eprintln!("{}", self.dim(text));
+        if spinning {
+            self.spin();
+        }
     }
 
     fn approve(&mut self, request: &ApprovalRequest) -> Decision {
