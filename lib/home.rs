@@ -26,6 +26,14 @@ pub enum NoHome {
     /// An explicitly named home that does not exist, for a command that only reads.
     #[error("no Hermes home at {} ({from})", path.display())]
     Missing { path: PathBuf, from: &'static str },
+    /// An explicitly named home that does not exist, in a folder that does not exist either:
+    /// too likely a typo to create.
+    #[error(
+        "no Hermes home at {} ({from}), and no folder {} to create it in",
+        path.display(),
+        path.parent().unwrap_or(Path::new("")).display()
+    )]
+    NoParent { path: PathBuf, from: &'static str },
 }
 
 impl NoHome {
@@ -34,6 +42,9 @@ impl NoHome {
         match self {
             NoHome::Missing { .. } => Some(
                 "check the path; a command that writes (e.g. `hermes-index init`, `hermes-skills create`) creates the home".into(),
+            ),
+            NoHome::NoParent { .. } => Some(
+                "check the path; a home is created only in a folder that exists (mkdir -p it first to mean it)".into(),
             ),
             _ => None,
         }
@@ -127,6 +138,26 @@ impl Home {
             });
         }
         Ok(home)
+    }
+
+    /// The home for a command that creates it when missing, and whether it existed (so the
+    /// command can say it created one). One named by `--home` or `HERMES_HOME` is created
+    /// only inside a folder that exists: a missing parent is a typo more often than a wish.
+    pub fn resolve_for_write(flag: Option<&Path>) -> Result<(Home, bool), NoHome> {
+        let (home, source) = Home::resolve_with_source(flag)?;
+        let existed = home.root.is_dir();
+        let parent = home
+            .root
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !existed && source != HomeSource::Default && !parent.is_dir() {
+            return Err(NoHome::NoParent {
+                path: home.root,
+                from: source.name(),
+            });
+        }
+        Ok((home, existed))
     }
 
     /// A home at `root`, taken as given (no `~` expansion, no canonicalisation, like Python).
@@ -296,6 +327,11 @@ impl Home {
 
     // ── curator reports and cron ─────────────────────────────────────────────────────────────
 
+    /// `logs/review.log`: one line per review `hermes-review` ran, and how it ended.
+    pub fn review_log(&self) -> PathBuf {
+        self.root.join("logs").join("review.log")
+    }
+
     /// `logs/curator`, holding one `<YYYYMMDD-HHMMSS>[-N]/` directory per run.
     pub fn curator_logs_dir(&self) -> PathBuf {
         self.root.join("logs").join("curator")
@@ -424,6 +460,38 @@ mod tests {
             PathBuf::from("/tmp/h/skills/.usage.json")
         );
         assert_eq!(home.cron_lock(), PathBuf::from("/tmp/h/cron/.jobs.lock"));
+    }
+
+    #[test]
+    fn a_home_to_write_is_created_only_inside_a_folder_that_exists() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let existing = dir.path().join("h");
+        std::fs::create_dir(&existing).expect("dir");
+        let (home, existed) = Home::resolve_for_write(Some(&existing)).expect("home");
+        assert_eq!((home.root(), existed), (existing.as_path(), true));
+        let new = dir.path().join("new");
+        let (home, existed) = Home::resolve_for_write(Some(&new)).expect("home");
+        assert_eq!((home.root(), existed), (new.as_path(), false));
+        let typo = dir.path().join("hermse/home");
+        let Err(e) = Home::resolve_for_write(Some(&typo)) else {
+            panic!("a missing parent is refused")
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "no Hermes home at {} (--home), and no folder {} to create it in",
+                typo.display(),
+                dir.path().join("hermse").display()
+            )
+        );
+        assert_eq!(
+            e.hint().as_deref(),
+            Some(
+                "check the path; a home is created only in a folder that exists (mkdir -p it first to mean it)"
+            )
+        );
+        // A bare relative name is created in the current folder.
+        assert!(Home::resolve_for_write(Some(Path::new("relative-home"))).is_ok());
     }
 
     #[test]

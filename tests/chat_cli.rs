@@ -617,8 +617,9 @@ fn a_long_conversation_is_compacted_in_place() {
 
 #[test]
 fn a_due_review_writes_the_conversation_for_hermes_review() {
-    // The second reply answers the review started in the background.
-    let srv = server(vec![Reply::text("noted"), Reply::text("Nothing to save.")]);
+    // The review started in the background hangs on its call, so its hand-off file (removed
+    // once the review is logged) is still there to read.
+    let srv = server(vec![Reply::text("noted"), Reply::Hang]);
     let home = home_for(&srv, "memory:\n  nudge_interval: 1\n");
     let out = chat(home.path())
         .args(["-z", "I prefer tabs"])
@@ -1158,7 +1159,7 @@ fn an_unreachable_endpoint_is_one_clear_line_after_the_retries() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains("hermes-chat: error: API call failed after 3 retries: Connection error.\n"),
+        err.contains(&format!("hermes-chat: error: API call failed after 3 retries: Connection error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: Connection refused (os error 111)\n")),
         "{err}"
     );
     assert!(err.contains("hint: is the endpoint running?"), "{err}");

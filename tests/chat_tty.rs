@@ -305,6 +305,49 @@ fn a_skill_command_loads_the_skill_as_the_user_message() {
     assert_eq!(usage["nginx-cert-renewal"]["use_count"], 1);
 }
 
+/// `/undo` after `/<skill>` puts back what was typed, not the expanded skill text; sent
+/// again, it is the same invocation.
+#[test]
+fn undo_after_a_skill_command_puts_the_command_back() {
+    let srv = server(vec![Reply::text("checked"), Reply::text("checked again")]);
+    let home = home_for(&srv, "");
+    support::copy_tree(
+        &support::testdata("home/skills"),
+        &home.path().join("skills"),
+    );
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    tty.exchange("/nginx-cert-renewal check the staging host", "checked");
+    tty.line("/undo");
+    tty.wait_prompt_with("/nginx-cert-renewal check the staging host");
+    tty.keys(&["Enter"]);
+    tty.wait_for("checked again");
+    tty.wait_prompt();
+    let bodies = srv.bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[1]["messages"].as_array().map(Vec::len), Some(2));
+    assert_eq!(bodies[1]["messages"][1], bodies[0]["messages"][1]);
+    assert_eq!(
+        rows(
+            home.path(),
+            "SELECT COUNT(*) FROM messages WHERE active = 1"
+        ),
+        [["2"]]
+    );
+}
+
+#[test]
+fn learn_says_why_no_skill_was_saved() {
+    let (_srv, home) = session_with(vec![Reply::text("There is nothing to learn here.")], "");
+    let tty = Tty::start(home.path(), "");
+    tty.wait_for("›");
+    let screen = tty.exchange(
+        "/learn the deploy",
+        "/learn: no skill was saved: the model did not call skill_manage",
+    );
+    assert!(!screen.contains("learned:"), "{screen}");
+}
+
 #[test]
 fn a_missing_secret_is_asked_without_echo_and_kept_0600() {
     let srv = server(vec![Reply::text("deployed")]);

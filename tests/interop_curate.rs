@@ -79,8 +79,13 @@ fn strip_ours(run: &mut Json) {
     }
 }
 
-/// Drops our extra REPORT.md sections (the automatic archives and state changes).
+/// Drops our extra REPORT.md sections (the automatic archives and state changes) and names
+/// Python's restore command where ours names hermes-curate's.
 fn upstream_sections(md: &str) -> String {
+    let md = md.replace(
+        "`hermes-curate restore <name>`",
+        "`hermes curator restore <name>`",
+    );
     let mut out = Vec::new();
     let mut skipping = false;
     for line in md.split('\n') {

@@ -71,7 +71,7 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
     // At the terminal Ctrl-C cancels the turn and the session goes on; elsewhere a run that
     // does not stop soon after the signal is ended.
     install_interrupt(interrupt.clone(), !interactive);
-    let home = Home::resolve(options.home.as_deref())?;
+    let (home, home_existed) = Home::resolve_for_write(options.home.as_deref())?;
     let config = Config::load(&home)?;
     let now = crate::clock::now()?;
     let fixed = crate::clock::fixed_seconds(now, std::env::var(crate::clock::NOW_VAR).ok());
@@ -97,6 +97,8 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
         interrupt.clone(),
     );
     let (db, _, _) = crate::sessions::open_for_write(&home.state_db(), true, &|_| {})?;
+    // A typo in HERMES_HOME would otherwise start an empty home without a word.
+    crate::io::exit::note_created_home(BIN, &home, home_existed, options.quiet);
     // A conversation commits a few rows per model call. In WAL mode, NORMAL keeps every commit
     // through a crash of this process or any other (the WAL is in the page cache); only a
     // power cut may lose the last commits. FULL would fsync each of them: about 4 ms apiece
@@ -350,12 +352,25 @@ fn run_oneshot(agent: &mut Agent, options: &ChatOptions, prompt: &str) -> anyhow
             if let Some(hint) = outcome.hint {
                 eprintln!("hint: {hint}");
             }
+            if let Some(line) = resume_hint(agent) {
+                eprintln!("{line}");
+            }
             EXIT_TURN_FAILED
         }
         (None, None) => EXIT_TURN_FAILED,
     };
     agent.end("agent_close")?;
     Ok(code)
+}
+
+/// After a failed turn whose message was stored: how to go on from it.
+fn resume_hint(agent: &Agent) -> Option<String> {
+    agent.session_created.then(|| {
+        format!(
+            "{BIN}: the session {} is kept; go on with `hermes-chat -c` (or `-r {}`)",
+            agent.session_id, agent.session_id
+        )
+    })
 }
 
 /// After a turn: the answer file, the title, and the review hand-off.
@@ -415,6 +430,7 @@ fn hand_off_review(
         due,
         agent.home.root(),
         reviewer().as_deref(),
+        &crate::review::handoff::chat_env(&agent.endpoint.model, &options.overrides),
         options.review_wait || printer.is_some(),
     )
     .with_context(|| format!("cannot write the review input under {}", pending.display()))?;
@@ -436,8 +452,16 @@ fn hand_off_review(
                     let Ok(output) = child.wait_with_output() else {
                         return;
                     };
-                    let summary = review::summary_line(&String::from_utf8_lossy(&output.stdout));
-                    if let (Some(line), Ok(mut p)) = (summary, printer.lock()) {
+                    let done = review::finished(
+                        &String::from_utf8_lossy(&output.stdout),
+                        &String::from_utf8_lossy(&output.stderr),
+                        output.status.success(),
+                    );
+                    let said = match (done.error, done.summary) {
+                        (Some(error), _) => Some(failed_review(&error)),
+                        (None, summary) => summary,
+                    };
+                    if let (Some(line), Ok(mut p)) = (said, printer.lock()) {
                         let _ = p.print(format!("{line}\n"));
                     }
                 });
@@ -452,25 +476,33 @@ fn hand_off_review(
     let output = child
         .wait_with_output()
         .context("waiting for hermes-review")?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary = review::summary_line(&stdout);
-    let actions: Vec<Value> = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v.get("type").and_then(Value::as_str) == Some("action"))
-        .collect();
-    if let Some(line) = &summary {
+    let done = review::finished(
+        &String::from_utf8_lossy(&output.stdout),
+        &String::from_utf8_lossy(&output.stderr),
+        output.status.success(),
+    );
+    if let Some(line) = &done.summary {
         observer.notice(line);
+    }
+    // A failure is said even where notices are not (--json): a review that did not run
+    // must never pass unseen.
+    if let Some(error) = &done.error {
+        eprintln!("{BIN}: {}", failed_review(error));
     }
     if let Some(events) = json {
         let id = agent.next_item_id();
         events.item(&Item::new(
             id,
             "review",
-            json!({"actions": actions, "summary": summary}),
+            json!({"actions": done.actions, "summary": done.summary, "error": done.error}),
         ));
     }
     Ok(())
+}
+
+/// The words for a review that failed, and where to read about the others.
+fn failed_review(error: &str) -> String {
+    format!("review failed: {error} (every review's outcome: $HERMES_HOME/logs/review.log)")
 }
 
 /// `--json`: events on stdout.
@@ -666,6 +698,9 @@ fn json_turn(
         EXIT_INTERRUPTED
     } else if let Some(error) = &outcome.error {
         events.emit(&json!({"type": "turn.failed", "turn_id": turn_id, "error": {"message": error}, "usage": usage}));
+        if let (false, Some(line)) = (options.quiet, resume_hint(agent)) {
+            eprintln!("{line}");
+        }
         EXIT_TURN_FAILED
     } else {
         EXIT_OK

@@ -267,6 +267,36 @@ pub fn extract_instruction(message: &str) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// What the user typed for a stored skill or bundle invocation (`/<slug> [instruction]`), so
+/// `/undo` puts that back at the prompt rather than the expanded message. `None` for a
+/// message that is not an invocation.
+pub fn typed_form(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("[IMPORTANT: The user has invoked the \"")?;
+    let (name, after) = rest.split_once('"')?;
+    // Only the part the invocation wrote: a skill's own text may hold either marker.
+    let instruction = if after.starts_with(" skill, indicating") {
+        message.rfind(INSTRUCTION_MARKER).map(|at| {
+            let rest = &message[at + INSTRUCTION_MARKER.len()..];
+            rest[..rest.find(RUNTIME_NOTE).unwrap_or(rest.len())].trim()
+        })
+    } else if after.starts_with(" skill bundle, loading") {
+        let head = &message[..message
+            .find("\n\n[Loaded as part of")
+            .unwrap_or(message.len())];
+        head.lines()
+            .find_map(|l| l.strip_prefix("User instruction: "))
+            .map(str::trim)
+    } else {
+        return None;
+    };
+    let mut typed = format!("/{}", slug(name));
+    if let Some(instruction) = instruction.filter(|i| !i.is_empty()) {
+        typed.push(' ');
+        typed.push_str(instruction);
+    }
+    Some(typed)
+}
+
 /// Hermes's command slug: lowercase, spaces and underscores as `-`, only `[a-z0-9-]`, no
 /// doubled or edge dashes.
 pub fn slug(name: &str) -> String {
@@ -327,6 +357,38 @@ mod tests {
             Some("go".to_string())
         );
         assert_eq!(extract_instruction("plain"), None);
+    }
+
+    #[test]
+    fn what_was_typed_comes_back_from_a_skill_or_bundle_invocation() {
+        let (_dir, lib) = library();
+        let typed = |message: Result<(String, Loaded), String>| {
+            message.ok().and_then(|(m, _)| typed_form(&m))
+        };
+        assert_eq!(
+            typed(skill_message(&lib, "Deploy Helper", "  ship v2  ")).as_deref(),
+            Some("/deploy-helper ship v2")
+        );
+        assert_eq!(
+            typed(skill_message(&lib, "plain-one", "")).as_deref(),
+            Some("/plain-one")
+        );
+        let bundle = Bundle {
+            name: "Ops Kit".into(),
+            slug: "ops-kit".into(),
+            skills: vec!["plain-one".into()],
+            description: String::new(),
+            instruction: Some("Be careful.".into()),
+        };
+        let (go, _) = bundle_message(&lib, &bundle, " go ");
+        assert_eq!(typed_form(&go).as_deref(), Some("/ops-kit go"));
+        let (bare, _) = bundle_message(&lib, &bundle, "");
+        assert_eq!(typed_form(&bare).as_deref(), Some("/ops-kit"));
+        assert_eq!(typed_form("just words"), None);
+        assert_eq!(
+            typed_form("[IMPORTANT: The user has invoked the \"x\" plan]"),
+            None
+        );
     }
 
     #[test]

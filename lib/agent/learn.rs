@@ -55,6 +55,31 @@ does.",
     )
 }
 
+/// Why a `/learn` turn saved no skill, from the messages of that turn: the model never called
+/// `skill_manage`, or what its last call answered.
+pub fn why_nothing_was_saved(turn: &[crate::llm::Message]) -> String {
+    let answered = turn
+        .iter()
+        .rev()
+        .find(|m| m.is(crate::llm::Role::Tool) && m.tool_name.as_deref() == Some("skill_manage"));
+    let Some(result) = answered else {
+        return "the model did not call skill_manage".to_string();
+    };
+    let said = serde_json::from_str::<serde_json::Value>(&result.content)
+        .ok()
+        .and_then(|v| {
+            ["error", "message"].iter().find_map(|k| {
+                v.get(*k)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_string)
+            })
+        })
+        .unwrap_or_else(|| result.content.clone());
+    let said: String = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = said.chars().take(300).collect();
+    format!("skill_manage answered: {short}")
+}
+
 /// Why a saved skill does not meet the standard; empty when it does.
 pub fn check(skill_dir: &Path) -> Vec<String> {
     let mut problems = Vec::new();
@@ -128,6 +153,45 @@ skill_manage (action \"edit\" with the full corrected SKILL.md), then reply with
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_saved_says_whether_skill_manage_was_called_and_what_it_said() {
+        use crate::llm::Message;
+        let result = |tool: &str, content: &str| {
+            let call = crate::llm::ToolCall {
+                id: "c1".into(),
+                name: tool.into(),
+                arguments: "{}".into(),
+            };
+            Message::tool_result(&call, true, content)
+        };
+        let talk = [
+            Message::user("learn it"),
+            Message::assistant("I would rather not."),
+        ];
+        assert_eq!(
+            why_nothing_was_saved(&talk),
+            "the model did not call skill_manage"
+        );
+        let refused = [
+            Message::user("learn it"),
+            result("read_file", r#"{"error": "not this one"}"#),
+            result(
+                "skill_manage",
+                r#"{"success": false, "error": "Skill 'x' already exists.\nPick another name."}"#,
+            ),
+            Message::assistant("It exists."),
+        ];
+        assert_eq!(
+            why_nothing_was_saved(&refused),
+            "skill_manage answered: Skill 'x' already exists. Pick another name."
+        );
+        let plain = [result("skill_manage", "not json")];
+        assert_eq!(
+            why_nothing_was_saved(&plain),
+            "skill_manage answered: not json"
+        );
+    }
 
     fn skill(body: &str, description: &str, author: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();

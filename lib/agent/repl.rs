@@ -61,6 +61,9 @@ struct Terminal {
     /// The message whose text was shown as it streamed; an answer that came whole (the
     /// budget's summary is asked without streaming) is shown when it completes.
     streamed: Option<String>,
+    /// What the user typed for each message that was expanded before it was sent (a skill,
+    /// a bundle, /learn): `/undo` and `/retry` speak of that, not of the expansion.
+    typed: std::collections::HashMap<String, String>,
 }
 
 impl Terminal {
@@ -70,6 +73,7 @@ impl Terminal {
             spinner: None,
             at_line_start: true,
             streamed: None,
+            typed: std::collections::HashMap::new(),
         }
     }
 
@@ -162,9 +166,14 @@ impl Observer for Terminal {
     }
 
     fn notice(&mut self, text: &str) {
+        // A notice during a turn (the model keeps us waiting) leaves the spinner going.
+        let spinning = self.spinner.is_some();
         self.stop();
         self.end_line();
         eprintln!("{}", self.dim(text));
+        if spinning {
+            self.spin();
+        }
     }
 
     fn approve(&mut self, request: &ApprovalRequest) -> Decision {
@@ -341,8 +350,9 @@ fn command_turn(
         }
         Some("retry") => match agent.rewind_last_turn()? {
             Some((text, _)) => {
-                eprintln!("{}", term.dim(&format!("retrying: {}", first_line(&text))));
-                turn(agent, options, term, &text, &text, printer)?;
+                let typed = typed_for(term, &text);
+                eprintln!("{}", term.dim(&format!("retrying: {}", first_line(&typed))));
+                turn(agent, options, term, &text, &typed, printer)?;
             }
             None => eprintln!("nothing to retry"),
         },
@@ -354,7 +364,7 @@ fn command_turn(
                         "undid 1 turn ({n} message(s)); the text is back at the prompt"
                     ))
                 );
-                *prefill = text;
+                *prefill = typed_for(term, &text);
             }
             None => eprintln!("nothing to undo"),
         },
@@ -399,15 +409,14 @@ fn command_turn(
                 eprintln!("{}", term.dim(&format!("model: {rest}")));
             }
         }
-        Some("usage") => {
-            let [input, output, cache_read, cache_write, reasoning, calls] =
-                agent.usage_totals()?;
-            println!(
-                "{calls} model call(s): {} input tokens ({cache_read} cached, {cache_write} written to the cache), {output} output ({reasoning} reasoning); cost: unknown (no price list for {})",
-                input + cache_read + cache_write,
-                agent.endpoint.model
-            );
-        }
+        Some("usage") => println!(
+            "{}",
+            usage_line(
+                agent.usage_totals()?,
+                agent.calls_without_usage,
+                &agent.endpoint.model
+            )
+        ),
         Some("compact") => {
             let mut outcome = TurnOutcome::default();
             if !agent.compact_now(term, &mut outcome, 0)? {
@@ -430,7 +439,7 @@ fn skill_turn(
     bundle_dir: &std::path::Path,
     printer: &Option<Printer>,
 ) -> anyhow::Result<Flow> {
-    let typed = format!("/{word} {instruction}");
+    let typed = format!("/{word} {instruction}").trim_end().to_string();
     if let Some(bundle) = invoke::bundles(bundle_dir)
         .into_iter()
         .find(|b| b.slug == word)
@@ -449,6 +458,7 @@ fn skill_turn(
                 loaded.len()
             ))
         );
+        term.typed.insert(message.clone(), typed.clone());
         turn(agent, options, term, &message, &typed, printer)?;
         return Ok(Flow::Continue);
     }
@@ -462,6 +472,7 @@ fn skill_turn(
         Ok((message, loaded)) => {
             ask_missing(agent, term, loaded.missing_env.iter())?;
             eprintln!("{}", term.dim(&format!("loading skill {}", loaded.name)));
+            term.typed.insert(message.clone(), typed.clone());
             turn(agent, options, term, &message, &typed, printer)?;
         }
         Err(e) => eprintln!("/{word}: {e}"),
@@ -507,17 +518,17 @@ fn learn_turn(
     printer: &Option<Printer>,
 ) -> anyhow::Result<()> {
     let before = agent.skills_created.len();
-    let typed = format!("/learn {request}");
-    turn(
-        agent,
-        options,
-        term,
-        &learn::prompt(request),
-        &typed,
-        printer,
-    )?;
+    let turn_starts = agent.messages.len();
+    let typed = format!("/learn {request}").trim_end().to_string();
+    let message = learn::prompt(request);
+    term.typed.insert(message.clone(), typed.clone());
+    turn(agent, options, term, &message, &typed, printer)?;
     let Some((name, dir)) = agent.skills_created[before..].last().cloned() else {
-        eprintln!("/learn: no skill was saved");
+        let this_turn = agent.messages.get(turn_starts..).unwrap_or_default();
+        eprintln!(
+            "/learn: no skill was saved: {}",
+            learn::why_nothing_was_saved(this_turn)
+        );
         return Ok(());
     };
     let mut problems = learn::check(&dir);
@@ -553,6 +564,32 @@ fn learn_turn(
     Ok(())
 }
 
+/// `/usage`: the session row's totals (`[input, output, cache read, cache write, reasoning,
+/// calls]`) and the calls whose answer said nothing of tokens, which the row does not count.
+fn usage_line(totals: [i64; 6], without_usage: i64, model: &str) -> String {
+    let [input, output, cache_read, cache_write, reasoning, calls] = totals;
+    let unreported = if without_usage > 0 {
+        format!(" ({without_usage} without a usage report: the token counts leave them out)")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} model call(s){unreported}: {} input tokens ({cache_read} cached, {cache_write} written to the cache), {output} output ({reasoning} reasoning); cost: unknown (no price list for {model})",
+        calls + without_usage,
+        input + cache_read + cache_write,
+    )
+}
+
+/// What the user typed for a message taken back: remembered from this session, else read
+/// back from a stored skill or bundle invocation, else the message itself.
+fn typed_for(term: &Terminal, message: &str) -> String {
+    term.typed
+        .get(message)
+        .cloned()
+        .or_else(|| invoke::typed_form(message))
+        .unwrap_or_else(|| message.to_string())
+}
+
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or("").chars().take(80).collect()
 }
@@ -581,4 +618,21 @@ pub fn read_hidden(prompt: &str) -> std::io::Result<String> {
     }
     read?;
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_counts_the_calls_that_reported_no_tokens_too() {
+        assert_eq!(
+            usage_line([0, 0, 0, 0, 0, 0], 7, "m"),
+            "7 model call(s) (7 without a usage report: the token counts leave them out): 0 input tokens (0 cached, 0 written to the cache), 0 output (0 reasoning); cost: unknown (no price list for m)"
+        );
+        assert_eq!(
+            usage_line([50, 25, 60, 0, 7, 2], 0, "m"),
+            "2 model call(s): 110 input tokens (60 cached, 0 written to the cache), 25 output (7 reasoning); cost: unknown (no price list for m)"
+        );
+    }
 }

@@ -107,7 +107,10 @@ pub struct Handoff {
 }
 
 /// Writes the conversation for the review and starts `reviewer` (the `hermes-review` program,
-/// [`reviewer_in`]) on it, when there is one.
+/// [`reviewer_in`]) on it, when there is one, with `env` (the chat's model) in its
+/// environment. Hand-off files older than a week are pruned first
+/// ([`crate::review::handoff::STALE_AFTER`]); `hermes-review` removes each one it finished.
+#[allow(clippy::too_many_arguments)]
 pub fn hand_off(
     pending_dir: &Path,
     session_id: &str,
@@ -115,8 +118,10 @@ pub fn hand_off(
     due: Due,
     home: &Path,
     reviewer: Option<&Path>,
+    env: &[(&str, String)],
     capture_output: bool,
 ) -> std::io::Result<Handoff> {
+    crate::review::handoff::prune_stale(pending_dir, std::time::SystemTime::now());
     std::fs::create_dir_all(pending_dir)?;
     let mut n = 1;
     let input = loop {
@@ -147,7 +152,8 @@ pub fn hand_off(
         .arg("--home")
         .arg(home)
         .arg(&input)
-        .args(kind_flags(due));
+        .args(kind_flags(due))
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
     command.stdin(Stdio::null());
     if capture_output {
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -191,6 +197,54 @@ pub fn reviewer_in(exe_dir: Option<&Path>, path_var: Option<&OsStr>) -> Option<P
                 .map(|dir| dir.join(NAME))
                 .find(|p| p.is_file())
         })
+}
+
+/// What a finished review printed: its actions, its summary line, and why it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub actions: Vec<Value>,
+    pub summary: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Reads a finished `hermes-review`: the summary record's `error`, else, for a run that
+/// ended without one (a setup error such as no model), the last line it wrote on stderr.
+pub fn finished(stdout: &str, stderr: &str, succeeded: bool) -> Finished {
+    let records: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let actions = records
+        .iter()
+        .filter(|v| v.get("type").and_then(Value::as_str) == Some("action"))
+        .cloned()
+        .collect();
+    let summary_record = records
+        .iter()
+        .rev()
+        .find(|v| v.get("type").and_then(Value::as_str) == Some("summary"));
+    let mut error = summary_record
+        .and_then(|r| r.get("error"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if error.is_none() && !succeeded {
+        let said = stderr
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("hint:"))
+            .map(|l| {
+                let l = l.strip_prefix("hermes-review: ").unwrap_or(l);
+                let l = l.strip_prefix("error: ").unwrap_or(l);
+                l.strip_prefix("review failed: ").unwrap_or(l).to_string()
+            });
+        error = Some(said.unwrap_or_else(|| "hermes-review failed without a word".into()));
+    }
+    Finished {
+        actions,
+        summary: summary_line(stdout),
+        error,
+    }
 }
 
 /// The summary line of a finished review: the `summary` record's `line`, else nothing.
@@ -263,6 +317,7 @@ mod tests {
             },
             dir.path(),
             None,
+            &[],
             false,
         )
         .unwrap();
@@ -345,8 +400,8 @@ mod tests {
             skills: true,
         };
         let lines = vec![serde_json::json!({"role": "user", "content": "hi"})];
-        let first = hand_off(&pending, "s1", &lines, due, dir.path(), None, false);
-        let second = hand_off(&pending, "s1", &[], due, dir.path(), None, false);
+        let first = hand_off(&pending, "s1", &lines, due, dir.path(), None, &[], false);
+        let second = hand_off(&pending, "s1", &[], due, dir.path(), None, &[], false);
         let (Ok(first), Ok(second)) = (first, second) else {
             panic!("hand off")
         };
@@ -387,7 +442,8 @@ mod tests {
             (true, true, ""),
         ] {
             let due = Due { memory, skills };
-            let Ok(handoff) = hand_off(&pending, "s", &[], due, &home, Some(&program), true) else {
+            let Ok(handoff) = hand_off(&pending, "s", &[], due, &home, Some(&program), &[], true)
+            else {
                 panic!("hand off")
             };
             assert_eq!(handoff.queued_reason, None);
@@ -408,7 +464,7 @@ mod tests {
             memory: true,
             skills: true,
         };
-        let Ok(quiet) = hand_off(&pending, "s", &[], due, &home, Some(&program), false) else {
+        let Ok(quiet) = hand_off(&pending, "s", &[], due, &home, Some(&program), &[], false) else {
             panic!("hand off")
         };
         let Some(output) = quiet.child.and_then(|c| c.wait_with_output().ok()) else {
@@ -416,8 +472,16 @@ mod tests {
         };
         assert_eq!(output.stdout, b"");
         let not_executable = dir.path().join("pending/s-1.jsonl");
-        let Ok(failed) = hand_off(&pending, "s", &[], due, &home, Some(&not_executable), false)
-        else {
+        let Ok(failed) = hand_off(
+            &pending,
+            "s",
+            &[],
+            due,
+            &home,
+            Some(&not_executable),
+            &[],
+            false,
+        ) else {
             panic!("hand off")
         };
         assert!(failed.child.is_none());
@@ -461,6 +525,45 @@ mod tests {
         // A folder of that name is not the program.
         std::fs::create_dir_all(empty.join("hermes-review")).unwrap_or_default();
         assert_eq!(reviewer_in(Some(&empty), None), None);
+    }
+
+    #[test]
+    fn a_failed_review_is_told_by_its_summary_or_else_by_its_last_words() {
+        let action = r#"{"type":"action","tool":"memory"}"#;
+        let failed_call = format!(
+            "{action}\n{}\n",
+            r#"{"type":"summary","line":null,"error":"HTTP 500: boom"}"#
+        );
+        assert_eq!(
+            finished(
+                &failed_call,
+                "hermes-review: review failed: HTTP 500: boom\n",
+                false
+            ),
+            Finished {
+                actions: vec![serde_json::json!({"type": "action", "tool": "memory"})],
+                summary: None,
+                error: Some("HTTP 500: boom".into()),
+            }
+        );
+        let setup = "hermes-review: error: no model configured\nhint: pass --model\n";
+        assert_eq!(
+            finished("", setup, false).error.as_deref(),
+            Some("no model configured")
+        );
+        assert_eq!(
+            finished("", "", false).error.as_deref(),
+            Some("hermes-review failed without a word")
+        );
+        let ok = r#"{"type":"summary","line":"💾 Self-improvement review: Memory updated","error":null}"#;
+        assert_eq!(
+            finished(ok, "", true),
+            Finished {
+                actions: vec![],
+                summary: Some("💾 Self-improvement review: Memory updated".into()),
+                error: None,
+            }
+        );
     }
 
     #[test]

@@ -126,6 +126,9 @@ pub struct Agent {
     pub(super) tool_hook: Option<Box<dyn ToolHook>>,
     /// Skills created by `skill_manage` in this run: name and folder (for `/learn`).
     pub skills_created: Vec<(String, PathBuf)>,
+    /// Model calls of this run whose answer carried no usage: Hermes counts a call in the
+    /// session row only with its usage, `/usage` counts every one.
+    pub calls_without_usage: i64,
     /// The prompt while it is being built, and whether the stored one is kept.
     pending_prompt: Option<(std::thread::JoinHandle<(String, Loaded)>, bool)>,
     prompt_watch: Option<std::sync::mpsc::Receiver<Loaded>>,
@@ -275,6 +278,7 @@ impl Agent {
             last_prompt_tokens: 0,
             tool_hook: None,
             skills_created: Vec::new(),
+            calls_without_usage: 0,
             pending_prompt: None,
             prompt_watch: None,
             extra_env: Vec::new(),
@@ -1097,6 +1101,7 @@ impl Agent {
         self.session_id = self.fresh_session_id()?;
         self.build_prompt();
         self.counters = Counters::new(&self.settings);
+        self.calls_without_usage = 0;
         Ok(())
     }
 

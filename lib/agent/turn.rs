@@ -118,6 +118,9 @@ impl Agent {
                             shared.borrow_mut().delta(&message_id, &Delta::Text(&shown));
                         }
                     }
+                    Delta::Waiting { url, seconds } => shared
+                        .borrow_mut()
+                        .notice(&format!("waiting for the model at {url} ({seconds} s)…")),
                     other => shared.borrow_mut().delta(&message_id, &other),
                 };
                 let mut retries = Retries(&shared);
@@ -317,6 +320,8 @@ impl Agent {
                 at: self.clock.now(),
             };
             live::add_usage(&mut self.db, &self.session_id, &u, &billing)?;
+        } else {
+            self.calls_without_usage += 1;
         }
         Ok(())
     }
@@ -867,6 +872,24 @@ mod loop_tests {
         let (second, _) = t.turn("b");
         assert_eq!(second.usage, usage);
         assert_eq!(t.agent.usage_totals().ok(), Some([200, 40, 14, 6, 10, 2]));
+        assert_eq!(t.agent.calls_without_usage, 0);
+    }
+
+    /// Hermes counts a call in the session row only with its usage; the run counts the
+    /// others apart, and a new session starts from none.
+    #[test]
+    fn calls_that_report_no_usage_are_counted_apart() {
+        let mut t = agent(vec![
+            tool_call("read_file", r#"{"path": "notes.txt"}"#),
+            answer("one"),
+            answer("two"),
+        ]);
+        t.turn("a");
+        t.turn("b");
+        assert_eq!(t.agent.usage_totals().ok(), Some([0; 6]));
+        assert_eq!(t.agent.calls_without_usage, 3);
+        assert!(t.agent.start_new_session().is_ok());
+        assert_eq!(t.agent.calls_without_usage, 0);
     }
 
     #[test]

@@ -89,7 +89,7 @@ pub fn resolve(
     }
     let ep = resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
     let http = HttpTransport::new(
-        HttpSettings::for_endpoint(&ep, None),
+        HttpSettings::for_endpoint(&ep, crate::llm::http::read_timeout_from(&env)?),
         Arc::new(AtomicBool::new(false)),
     )?;
     let transport: Box<dyn Transport> = match record {

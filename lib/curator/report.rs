@@ -551,7 +551,7 @@ pub fn render_markdown(p: &Json) -> String {
         }
     }
     lines.push("## Recovery\n".into());
-    lines.push("- Restore an archived skill: `hermes curator restore <name>`".into());
+    lines.push("- Restore an archived skill: `hermes-curate restore <name>`".into());
     lines.push(
         "- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`".into(),
     );
@@ -804,7 +804,7 @@ mod tests {
             "Merged the docker skills.",
             "",
             "## Recovery\n",
-            "- Restore an archived skill: `hermes curator restore <name>`",
+            "- Restore an archived skill: `hermes-curate restore <name>`",
             "- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`",
             "- See `run.json` in this directory for the full machine-readable record.",
             "",
@@ -813,7 +813,7 @@ mod tests {
         assert_eq!(render_markdown(&payload), md);
     }
 
-    const RECOVERY: &str = "## Recovery\n\n- Restore an archived skill: `hermes curator restore <name>`\n- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`\n- See `run.json` in this directory for the full machine-readable record.\n";
+    const RECOVERY: &str = "## Recovery\n\n- Restore an archived skill: `hermes-curate restore <name>`\n- All archives live under `~/.hermes/skills/.archive/` and are recoverable by `mv`\n- See `run.json` in this directory for the full machine-readable record.\n";
 
     /// An LLM error is shown at the top and replaces the summary; entries without a reason,
     /// an audit source or a claimed umbrella are shown bare; a job without a name by its id,

@@ -187,6 +187,19 @@ fn consolidation_pass(
     (meta, classified, after, rewrites)
 }
 
+/// The pass's part of the summary line: the model's own summary, unless it claims work that
+/// did not happen (every archive refused): then what happened, and the claim as a quote.
+fn llm_line(meta: &LlmMeta, classified: &classify::Classification) -> String {
+    let changed = !classified.removed.is_empty() || !classified.added.is_empty();
+    if changed || meta.error.is_some() || meta.final_text.is_empty() {
+        return meta.summary.clone();
+    }
+    format!(
+        "nothing changed in the library; the model said: \"{}\"",
+        meta.summary
+    )
+}
+
 /// Runs the curator once, with the LLM consolidation pass when `consolidation` is given.
 pub fn run_consolidating(
     lib: &Library,
@@ -337,7 +350,7 @@ pub fn run_consolidating(
         Some(c) => {
             let (meta, classified, after_llm, rewrites) =
                 consolidation_pass(lib, c, &after, &cron_refs, options);
-            summary = format!("auto: {auto}; llm: {}", meta.summary);
+            summary = format!("auto: {auto}; llm: {}", llm_line(&meta, &classified));
             let renames = classify::rename_summary(&classified);
             if !renames.is_empty() {
                 summary = format!("{summary}\n{renames}");
@@ -489,6 +502,39 @@ mod tests {
         answer, cron_jobs, library, model, small_home, tool_call, ts,
     };
     use crate::home::Config;
+
+    /// The summary line repeats the model's claim only when the library changed.
+    #[test]
+    fn a_claim_with_no_change_behind_it_is_reported_as_no_change() {
+        let meta = |text: &str, error: Option<&str>| LlmMeta {
+            final_text: text.into(),
+            summary: error.map_or(text.to_string(), |e| format!("error: {e}")),
+            model: "m".into(),
+            provider: "custom".into(),
+            tool_calls: Vec::new(),
+            error: error.map(str::to_string),
+        };
+        let nothing = classify::Classification::default();
+        let claim = meta("Merged three docker skills into docker-ops.", None);
+        assert_eq!(
+            llm_line(&claim, &nothing),
+            "nothing changed in the library; the model said: \"Merged three docker skills into docker-ops.\""
+        );
+        let archived = classify::Classification {
+            removed: vec!["docker-a".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            llm_line(&claim, &archived),
+            "Merged three docker skills into docker-ops."
+        );
+        assert_eq!(llm_line(&meta("", Some("boom")), &nothing), "error: boom");
+        let silent = LlmMeta {
+            summary: "no change".into(),
+            ..meta("", None)
+        };
+        assert_eq!(llm_line(&silent, &nothing), "no change");
+    }
 
     const NOW: &str = "2026-06-01T12:00:00Z";
 

@@ -155,6 +155,12 @@ fn id_text(v: Option<&Value>) -> String {
 pub enum Delta<'a> {
     Text(&'a str),
     Reasoning(&'a str),
+    /// Nothing has come from the endpoint at `url` for `seconds`: said once per call, so a
+    /// person is not left looking at a silent screen.
+    Waiting {
+        url: &'a str,
+        seconds: u64,
+    },
 }
 
 /// Assembles a streamed answer chunk by chunk.

@@ -51,11 +51,14 @@ pub fn open(
         }
         return Ok((Box::new(replayer), ep));
     }
-    let ep = endpoint::resolve(config, &options.overrides, &env)
-        .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-    let read_timeout = env
-        .get("HERMES_STREAM_READ_TIMEOUT")
-        .and_then(|v| v.parse::<f64>().ok());
+    let ep = match endpoint::resolve(config, &options.overrides, &env) {
+        Err(endpoint::EndpointError::NoModel) => {
+            listed_default(bin, config, options, &env).ok_or(endpoint::EndpointError::NoModel)
+        }
+        resolved => resolved,
+    }
+    .map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
+    let read_timeout = super::http::read_timeout_from(&env)?;
     let http = HttpTransport::new(HttpSettings::for_endpoint(&ep, read_timeout), interrupt)?;
     let transport: Box<dyn Transport> = match &options.record {
         Some(path) => Box::new(
@@ -65,6 +68,36 @@ pub fn open(
         None => Box::new(http),
     };
     Ok((transport, ep))
+}
+
+/// No model anywhere, but an endpoint named for this run (`HERMES_BASE_URL` or `--base-url`):
+/// the first model it lists, said on stderr. `None` when it lists none.
+fn listed_default(
+    bin: &str,
+    config: &Config,
+    options: &ConnectOptions,
+    env: &Env,
+) -> Option<Endpoint> {
+    if env.get("HERMES_BASE_URL").is_none() && options.overrides.base_url.is_none() {
+        return None;
+    }
+    let probe = Overrides {
+        model: Some("(listed)".into()),
+        ..options.overrides.clone()
+    };
+    let mut ep = endpoint::resolve(config, &probe, env).ok()?;
+    ep.model = super::http::first_model(
+        &ep.base_url,
+        &ep.api_key,
+        std::time::Duration::from_secs(10),
+    )?;
+    if !options.quiet {
+        eprintln!(
+            "{bin}: no model named; using {}, the first that {}/models lists (-m chooses another)",
+            ep.model, ep.base_url
+        );
+    }
+    Some(ep)
 }
 
 /// The machine-specific values a cassette hides.

@@ -109,6 +109,9 @@ pub enum EndpointError {
     NoModel,
     #[error("provider '{0}' is disabled in config.yaml (providers.{0}.enabled: false)")]
     Disabled(String),
+    /// A base URL without `http://` or `https://`: no request could reach it.
+    #[error("the base URL {0:?} has no http:// or https://")]
+    NoScheme(String),
 }
 
 impl EndpointError {
@@ -118,6 +121,9 @@ impl EndpointError {
                 "pass --model, or set model.default (and model.base_url, provider: custom) in config.yaml"
             }
             EndpointError::Disabled(_) => "enable it, or pass --provider",
+            EndpointError::NoScheme(_) => {
+                "write it in full, e.g. http://localhost:8080/v1 for a server on this machine"
+            }
         }
     }
 }
@@ -170,6 +176,10 @@ pub fn resolve(
         .or_else(|| env.get("OPENROUTER_BASE_URL").map(str::to_string))
         .unwrap_or_else(|| OPENROUTER.to_string());
     let base_url = base_url.trim().trim_end_matches('/').to_string();
+    let lower = base_url.to_ascii_lowercase();
+    if !lower.starts_with("http://") && !lower.starts_with("https://") {
+        return Err(EndpointError::NoScheme(base_url));
+    }
     let host = host_of(&base_url);
 
     // Hermes labels a non-cloud URL under provider auto "openrouter" (quirk Q12); a URL that
@@ -321,6 +331,33 @@ mod tests {
         assert_eq!(e.api_key, "no-key-required");
         assert_eq!(e.provider, "custom");
         assert_eq!(e.max_tokens, Some(65536));
+    }
+
+    #[test]
+    fn a_base_url_without_its_scheme_is_refused_at_once() {
+        let c = Config::from_yaml("model: {provider: custom, default: m}\n");
+        for (env, flag) in [
+            (vec![("HERMES_BASE_URL", "localhost:8080/v1/")], None),
+            (vec![], Some("127.0.0.1:9/v1".to_string())),
+        ] {
+            let overrides = Overrides {
+                base_url: flag.clone(),
+                ..Overrides::default()
+            };
+            let e = resolve(&c, &overrides, &Env::from_pairs(&env)).unwrap_err();
+            let url = flag.unwrap_or("localhost:8080/v1".into());
+            assert_eq!(e, EndpointError::NoScheme(url.clone()));
+            assert_eq!(
+                e.to_string(),
+                format!("the base URL {url:?} has no http:// or https://")
+            );
+            assert_eq!(
+                e.hint(),
+                "write it in full, e.g. http://localhost:8080/v1 for a server on this machine"
+            );
+        }
+        let upper = Env::from_pairs(&[("HERMES_BASE_URL", "HTTPS://api.example.com/v1")]);
+        assert!(resolve(&c, &Overrides::default(), &upper).is_ok());
     }
 
     #[test]

@@ -16,12 +16,12 @@ pub enum LlmError {
         retry_after: Option<Duration>,
     },
     /// Nothing answered: refused, reset, DNS, or a timeout before the answer started.
-    #[error("Connection error.")]
+    #[error("{}", connect_line(detail))]
     Connect { detail: String },
     #[error("TLS error talking to {host}: {detail}")]
     Tls { host: String, detail: String },
-    #[error("timed out waiting for the model (no data for {0} s)")]
-    Timeout(u64),
+    #[error("timed out waiting for the model at {url} (no data for {seconds} s)")]
+    Timeout { seconds: u64, url: String },
     /// The stream stopped before it said it was finished.
     #[error("the stream was cut off before the answer was complete")]
     Dropped { partial: Box<Completion> },
@@ -51,7 +51,7 @@ impl LlmError {
                 _ => false,
             },
             LlmError::Connect { .. }
-            | LlmError::Timeout(_)
+            | LlmError::Timeout { .. }
             | LlmError::Dropped { .. }
             | LlmError::EmptyStream => true,
             LlmError::Tls { .. }
@@ -83,8 +83,24 @@ impl LlmError {
             LlmError::Tls { .. } => {
                 Some("check the endpoint's certificate, or use http:// for a local server")
             }
+            LlmError::Timeout { .. } => Some(
+                "a model that needs longer before its first word: raise HERMES_STREAM_READ_TIMEOUT (seconds)",
+            ),
             _ => None,
         }
+    }
+}
+
+/// Hermes's words for a connection error, then what failed and where when we know it.
+fn connect_line(detail: &str) -> String {
+    const HERMES: &str = "Connection error.";
+    if detail.is_empty() || detail == HERMES {
+        HERMES.to_string()
+    } else if detail.starts_with("Connection error") {
+        // Replayed from a cassette, which keeps the whole line.
+        detail.to_string()
+    } else {
+        format!("Connection error: {detail}")
     }
 }
 
@@ -185,7 +201,10 @@ mod tests {
             LlmError::Connect {
                 detail: String::new(),
             },
-            LlmError::Timeout(120),
+            LlmError::Timeout {
+                seconds: 120,
+                url: "http://h/v1/chat/completions".into(),
+            },
             LlmError::Dropped {
                 partial: Box::default(),
             },
@@ -236,6 +255,40 @@ mod tests {
         );
         assert_eq!(http(500, "x").hint(), None);
         assert_eq!(LlmError::EmptyStream.hint(), None);
+    }
+
+    #[test]
+    fn a_connection_error_says_where_and_what_when_it_knows() {
+        let connect = |detail: &str| {
+            LlmError::Connect {
+                detail: detail.into(),
+            }
+            .to_string()
+        };
+        assert_eq!(connect(""), "Connection error.");
+        assert_eq!(connect("Connection error."), "Connection error.");
+        assert_eq!(
+            connect("cannot reach http://h:1/v1/chat/completions: Connection refused"),
+            "Connection error: cannot reach http://h:1/v1/chat/completions: Connection refused"
+        );
+        assert_eq!(
+            connect("Connection error: cannot reach x: y"),
+            "Connection error: cannot reach x: y"
+        );
+        let timeout = LlmError::Timeout {
+            seconds: 300,
+            url: "http://h:1/v1/chat/completions".into(),
+        };
+        assert_eq!(
+            timeout.to_string(),
+            "timed out waiting for the model at http://h:1/v1/chat/completions (no data for 300 s)"
+        );
+        assert_eq!(
+            timeout.hint(),
+            Some(
+                "a model that needs longer before its first word: raise HERMES_STREAM_READ_TIMEOUT (seconds)"
+            )
+        );
     }
 
     #[test]

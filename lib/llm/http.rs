@@ -25,16 +25,80 @@ pub struct HttpSettings {
     pub extra_headers: Vec<(String, String)>,
 }
 
+/// The variable that sets the longest wait for the next bytes of an answer, in seconds.
+pub const READ_TIMEOUT_VAR: &str = "HERMES_STREAM_READ_TIMEOUT";
+
+/// Seconds without a byte from a remote endpoint before the attempt is given up.
+pub const REMOTE_READ_TIMEOUT: f64 = 120.0;
+/// The same for an endpoint on this machine or the local network: a local model may process
+/// a long prompt for minutes before its first token, but not for Hermes's 30 minutes
+/// (docs/decisions.md).
+pub const LOCAL_READ_TIMEOUT: f64 = 300.0;
+/// Silence after which the person is told what is being waited for (or half the read
+/// timeout, when that is shorter).
+pub const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(15);
+
+/// A setting from the environment that is not what it must be.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{name}={value:?} is not {wanted}")]
+pub struct BadSetting {
+    pub name: &'static str,
+    pub value: String,
+    pub wanted: &'static str,
+}
+
+/// `HERMES_STREAM_READ_TIMEOUT` from `env`: unset is `None`; anything but a positive number of
+/// seconds is an error naming the variable, never silently ignored.
+pub fn read_timeout_from(env: &super::endpoint::Env) -> Result<Option<f64>, BadSetting> {
+    let Some(value) = env.get(READ_TIMEOUT_VAR) else {
+        return Ok(None);
+    };
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
+        .map(Some)
+        .ok_or_else(|| BadSetting {
+            name: READ_TIMEOUT_VAR,
+            value: value.to_string(),
+            wanted: "a number of seconds between 0 and 86400 (e.g. 300)",
+        })
+}
+
+/// The first model `GET <base>/models` lists (the OpenAI list shape, `data[].id`): the default
+/// of an endpoint named without a model. `None` when the list cannot be had or is empty.
+pub fn first_model(base_url: &str, api_key: &str, timeout: Duration) -> Option<String> {
+    let client = reqwest::blocking::Client::builder()
+        .connect_timeout(timeout)
+        .timeout(timeout)
+        .user_agent(concat!("hermes-loop/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .ok()?;
+    let response = client
+        .get(format!("{base_url}/models"))
+        .bearer_auth(api_key)
+        .send()
+        .ok()
+        .filter(|r| r.status().is_success())?;
+    let listed: Value = serde_json::from_str(&response.text().ok()?).ok()?;
+    listed
+        .get("data")?
+        .as_array()?
+        .iter()
+        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::trim))
+        .find(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
 impl HttpSettings {
     /// The settings for `endpoint`: 30 s to connect; `read_timeout` seconds between bytes when
-    /// given (`HERMES_STREAM_READ_TIMEOUT`), else 120 s, or 1,800 s for an endpoint on this
-    /// machine or the local network (a local model may think for minutes before its first
-    /// token).
+    /// given (`HERMES_STREAM_READ_TIMEOUT`), else [`REMOTE_READ_TIMEOUT`], or
+    /// [`LOCAL_READ_TIMEOUT`] for an endpoint on this machine or the local network.
     pub fn for_endpoint(endpoint: &super::Endpoint, read_timeout: Option<f64>) -> HttpSettings {
         let default = if super::endpoint::is_local(&endpoint.base_url) {
-            1800.0
+            LOCAL_READ_TIMEOUT
         } else {
-            120.0
+            REMOTE_READ_TIMEOUT
         };
         let read = read_timeout
             .filter(|v| v.is_finite() && *v > 0.0)
@@ -73,9 +137,27 @@ struct Attempt {
 
 /// What the attempt's thread sends back.
 enum Piece {
+    /// Bytes arrived (of any kind: headers, keep-alives, tool-call fragments).
+    Alive,
     Text(String),
     Reasoning(String),
     Done(Result<Completion, LlmError>),
+}
+
+/// A reader that says each time bytes arrive.
+struct Watched<R, F: FnMut()> {
+    inner: R,
+    alive: F,
+}
+
+impl<R: std::io::Read, F: FnMut()> std::io::Read for Watched<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            (self.alive)();
+        }
+        Ok(n)
+    }
 }
 
 impl HttpTransport {
@@ -110,7 +192,7 @@ impl Attempt {
     fn classify(&self, e: reqwest::Error) -> LlmError {
         let detail = self.redact(&error_chain(&e));
         if e.is_timeout() {
-            return LlmError::Timeout(self.settings.read_timeout.as_secs());
+            return self.timeout();
         }
         if is_tls_trouble(&detail) {
             let host = reqwest::Url::parse(&self.settings.base_url)
@@ -119,7 +201,16 @@ impl Attempt {
                 .unwrap_or_default();
             return LlmError::Tls { host, detail };
         }
-        LlmError::Connect { detail }
+        LlmError::Connect {
+            detail: format!("cannot reach {}: {}", self.url(), innermost(&e)),
+        }
+    }
+
+    fn timeout(&self) -> LlmError {
+        LlmError::Timeout {
+            seconds: self.settings.read_timeout.as_secs(),
+            url: self.url(),
+        }
     }
 
     /// Error text never carries the key, whatever the server echoed.
@@ -142,6 +233,17 @@ fn is_tls_trouble(detail: &str) -> bool {
 /// Whether a read of the answer failed because no bytes came in time.
 fn is_timeout(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::TimedOut || e.to_string().to_lowercase().contains("timed out")
+}
+
+/// The deepest cause of an error: what actually went wrong ("Connection refused").
+fn innermost(e: &dyn std::error::Error) -> String {
+    let mut last = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        last = s.to_string();
+        source = s.source();
+    }
+    last
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -171,15 +273,35 @@ impl Transport for HttpTransport {
                 let piece = match d {
                     Delta::Text(t) => Piece::Text(t.to_string()),
                     Delta::Reasoning(r) => Piece::Reasoning(r.to_string()),
+                    Delta::Waiting { .. } => Piece::Alive,
                 };
                 let _ = pieces.send(piece);
             };
-            let result = attempt.run(body, &mut forward);
+            let beats = tx.clone();
+            let alive = move || {
+                let _ = beats.send(Piece::Alive);
+            };
+            let result = attempt.run(body, &mut forward, alive);
             let _ = tx.send(Piece::Done(result));
         });
         let mut partial = String::new();
+        let url = self.attempt.url();
+        let notice_after = WAIT_NOTICE_AFTER.min(self.attempt.settings.read_timeout / 2);
+        let mut last_heard = std::time::Instant::now();
+        let mut told = false;
         loop {
-            match rx.recv_timeout(Duration::from_millis(50)) {
+            let piece = rx.recv_timeout(Duration::from_millis(50));
+            if piece.is_ok() {
+                last_heard = std::time::Instant::now();
+            } else if !told && last_heard.elapsed() >= notice_after {
+                told = true;
+                on_delta(Delta::Waiting {
+                    url: &url,
+                    seconds: notice_after.as_secs().max(1),
+                });
+            }
+            match piece {
+                Ok(Piece::Alive) => {}
                 Ok(Piece::Text(t)) => {
                     partial.push_str(&t);
                     on_delta(Delta::Text(&t));
@@ -208,6 +330,7 @@ impl Attempt {
         &self,
         body: String,
         on_delta: &mut dyn FnMut(Delta<'_>),
+        alive: impl FnMut(),
     ) -> Result<Completion, LlmError> {
         let mut request = self
             .client
@@ -252,10 +375,14 @@ impl Attempt {
             }
             return Ok(done);
         }
-        read_sse(BufReader::new(response), &self.interrupt, on_delta).map_err(|e| match e {
+        let watched = Watched {
+            inner: response,
+            alive,
+        };
+        read_sse(BufReader::new(watched), &self.interrupt, on_delta).map_err(|e| match e {
             SseError::Io(e) => {
                 if is_timeout(&e) {
-                    LlmError::Timeout(self.settings.read_timeout.as_secs())
+                    self.timeout()
                 } else {
                     LlmError::Connect {
                         detail: self.redact(&e.to_string()),
@@ -615,9 +742,14 @@ mod tests {
             .unwrap_or(9);
         let result = transport(&format!("http://127.0.0.1:{port}/v1"), "k")
             .call(&serde_json::json!({}), &mut |_| {});
+        let Err(e @ LlmError::Connect { .. }) = result else {
+            panic!("a connection error, not {result:?}")
+        };
         assert!(
-            matches!(result, Err(LlmError::Connect { .. })),
-            "{result:?}"
+            e.to_string().starts_with(&format!(
+                "Connection error: cannot reach http://127.0.0.1:{port}/v1/chat/completions: "
+            )),
+            "{e}"
         );
     }
 
@@ -629,7 +761,7 @@ mod tests {
             ..crate::llm::testing::endpoint()
         };
         let local = HttpSettings::for_endpoint(&endpoint("http://127.0.0.1:8080/v1"), None);
-        assert_eq!(local.read_timeout, Duration::from_secs(1800));
+        assert_eq!(local.read_timeout, Duration::from_secs(300));
         assert_eq!(local.connect_timeout, Duration::from_secs(30));
         let remote = HttpSettings::for_endpoint(&endpoint("https://api.example.com/v1"), None);
         assert_eq!(remote.read_timeout, Duration::from_secs(120));
@@ -646,6 +778,94 @@ mod tests {
         let shown = format!("{set:?}");
         assert!(!shown.contains("sk-very-secret"), "{shown}");
         assert!(shown.contains("<redacted>"), "{shown}");
+    }
+
+    #[test]
+    fn the_first_listed_model_is_the_endpoints_default() {
+        let list =
+            r#"{"object": "list", "data": [{"id": " "}, {"id": "qwen-7b"}, {"id": "other"}]}"#;
+        let (base, server) =
+            serve_once(answer("200 OK", "Content-Type: application/json\r\n", list));
+        assert_eq!(
+            first_model(&base, "sk-k", Duration::from_secs(5)).as_deref(),
+            Some("qwen-7b")
+        );
+        let request = server.join().unwrap_or_default();
+        assert!(
+            request.starts_with("GET /v1/models HTTP/1.1\r\n"),
+            "{request}"
+        );
+        assert!(
+            request
+                .to_lowercase()
+                .contains("authorization: bearer sk-k\r\n"),
+            "{request}"
+        );
+        for (status, body) in [("200 OK", r#"{"data": []}"#), ("404 Not Found", "{}")] {
+            let (base, server) = serve_once(answer(status, "", body));
+            assert_eq!(first_model(&base, "k", Duration::from_secs(5)), None);
+            let _ = server.join();
+        }
+    }
+
+    #[test]
+    fn the_read_timeout_variable_is_a_positive_number_of_seconds_or_an_error() {
+        use crate::llm::endpoint::Env;
+        let read = |v: &str| read_timeout_from(&Env::from_pairs(&[(READ_TIMEOUT_VAR, v)]));
+        assert_eq!(read_timeout_from(&Env::from_pairs(&[])), Ok(None));
+        assert_eq!(read(" "), Ok(None));
+        assert_eq!(read("2.5"), Ok(Some(2.5)));
+        assert_eq!(read(" 600 "), Ok(Some(600.0)));
+        for bad in ["abc", "0", "-1", "nan", "inf", "90000", "5s"] {
+            assert_eq!(
+                read(bad).map_err(|e| e.to_string()),
+                Err(format!(
+                    "HERMES_STREAM_READ_TIMEOUT={bad:?} is not a number of seconds between 0 and 86400 (e.g. 300)"
+                )),
+            );
+        }
+    }
+
+    /// A server that accepts and never answers: the attempt says once what it waits for,
+    /// then gives up at the read timeout, naming the URL.
+    #[test]
+    fn a_silent_endpoint_is_announced_then_timed_out() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}/v1", listener.local_addr().expect("addr"));
+        let held = std::thread::spawn(move || {
+            let kept = listener.accept();
+            std::thread::sleep(Duration::from_secs(3));
+            drop(kept);
+        });
+        let settings = HttpSettings {
+            base_url: base.clone(),
+            api_key: "k".into(),
+            connect_timeout: Duration::from_secs(5),
+            read_timeout: Duration::from_millis(1200),
+            extra_headers: Vec::new(),
+        };
+        let Ok(mut t) = HttpTransport::new(settings, Arc::default()) else {
+            panic!("client")
+        };
+        let mut waited = Vec::new();
+        let started = std::time::Instant::now();
+        let result = t.call(&serde_json::json!({}), &mut |d| {
+            if let Delta::Waiting { url, seconds } = d {
+                waited.push((url.to_string(), seconds, started.elapsed()));
+            }
+        });
+        let url = format!("{base}/chat/completions");
+        match result {
+            Err(LlmError::Timeout { seconds, url: u }) => {
+                assert_eq!((seconds, u), (1, url.clone()))
+            }
+            other => panic!("a timeout, not {other:?}"),
+        }
+        assert_eq!(waited.len(), 1, "{waited:?}");
+        assert_eq!((waited[0].0.as_str(), waited[0].1), (url.as_str(), 1));
+        assert!(waited[0].2 >= Duration::from_millis(600), "{waited:?}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        let _ = held.join();
     }
 
     #[test]

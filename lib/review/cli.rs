@@ -74,12 +74,27 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
         let (setup, source, _) = prepare(&options, home, config, true)?;
         return run_batch(&options, &setup, &sessions, &source);
     }
-    let conversation = input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))?;
-    if conversation.messages.is_empty() {
-        anyhow::bail!("nothing to review: the input holds no messages");
+    let mut session = None;
+    let reviewed = (|| {
+        let conversation = input::parse(&text).map_err(|e| anyhow::anyhow!("bad input: {e}"))?;
+        session = conversation.session_id.clone();
+        if conversation.messages.is_empty() {
+            anyhow::bail!("nothing to review: the input holds no messages");
+        }
+        let (setup, source, scratch) = prepare(&options, home.clone(), config, false)?;
+        let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
+        Ok((setup, report))
+    })();
+    if !options.dry_run {
+        run::log_outcome(
+            &home,
+            options.input.as_deref(),
+            session.as_deref(),
+            &reviewed,
+            options.propose,
+        );
     }
-    let (setup, source, scratch) = prepare(&options, home, config, false)?;
-    let report = run::review(&setup, &conversation, source.make_one()?, scratch.as_ref())?;
+    let (setup, report) = reviewed?;
     print(&options, &setup, &report)
 }
 
@@ -195,7 +210,9 @@ fn resolve_endpoint(
     config: &Config,
     env: &Env,
 ) -> Result<(Endpoint, bool), endpoint::EndpointError> {
-    let main = endpoint::resolve(config, &Overrides::default(), env);
+    // The chat's model: what hermes-chat ran on, when it started this review.
+    let chat = super::handoff::chat_overrides(&|name| env.get(name).map(str::to_string));
+    let main = endpoint::resolve(config, &chat, env);
     let raw = config.raw().to_json();
     let slot = |key: &str| {
         raw.pointer(&format!("/auxiliary/background_review/{key}"))
@@ -282,7 +299,8 @@ fn prepare(
         None => {
             let (ep, routed) =
                 resolved.map_err(|e| anyhow::Error::new(Hinted::new(e.to_string(), e.hint())))?;
-            let settings = HttpSettings::for_endpoint(&ep, None);
+            let settings =
+                HttpSettings::for_endpoint(&ep, crate::llm::http::read_timeout_from(&env)?);
             let http = move || -> anyhow::Result<Box<dyn Transport>> {
                 Ok(Box::new(HttpTransport::new(
                     settings.clone(),

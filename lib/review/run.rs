@@ -19,6 +19,7 @@ use anyhow::Context;
 use serde_json::{Value, json};
 
 use super::digest;
+use super::handoff;
 use super::input::Conversation;
 use super::prompts::{self, Kind};
 use super::summary::{self, Notify};
@@ -335,6 +336,50 @@ pub fn review(
     }));
     report.failure = failure;
     Ok(report)
+}
+
+/// After one review (not a dry run): its outcome in `logs/review.log`, and the hand-off
+/// file it read removed when it was one (a proposal leaves it for the real review). A log
+/// that cannot be written is said on stderr; the review's own outcome stands.
+pub fn log_outcome(
+    home: &Home,
+    input: Option<&Path>,
+    session_id: Option<&str>,
+    reviewed: &anyhow::Result<(Setup, Report)>,
+    propose: bool,
+) {
+    let outcome = match reviewed {
+        Ok((_, report)) => match &report.failure {
+            Some(why) => handoff::Outcome::Failed(why.clone()),
+            None => {
+                let summary = report.records.last();
+                let n = |k: &str| summary.and_then(|s| s.get(k)).and_then(Value::as_u64);
+                handoff::Outcome::Done {
+                    line: summary
+                        .and_then(|s| s.get("line"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    writes: n(if propose { "proposals" } else { "writes" }).unwrap_or(0),
+                    requests: n("requests").unwrap_or(0),
+                }
+            }
+        },
+        Err(e) => handoff::Outcome::Failed(crate::io::exit::chain_text(e)),
+    };
+    let at = crate::clock::now().unwrap_or_else(|_| jiff::Timestamp::now());
+    let line = handoff::log_line(at, &handoff::session_of(session_id, input), &outcome);
+    if let Err(e) = handoff::log(home, &line) {
+        eprintln!(
+            "hermes-review: cannot write {}: {e}",
+            home.review_log().display()
+        );
+        return;
+    }
+    if let Some(file) = input.filter(|f| !propose && handoff::is_handoff(home, f))
+        && let Err(e) = std::fs::remove_file(file)
+    {
+        eprintln!("hermes-review: cannot remove {}: {e}", file.display());
+    }
 }
 
 /// Whether a failure is the end of a dry run rather than a real one.
