@@ -301,11 +301,14 @@ pub(crate) mod tests {
     }
 
     /// config.yaml naming the fake provider `fake`, logging what it is sent to `log`.
+    /// The fake provider logs what it is sent beside `log`, outside the home: its sandbox
+    /// lets it write there because the config says so.
     pub(crate) fn config_for(log: &Path) -> String {
         format!(
-            "memory:\n  provider: fake\n  providers:\n    fake:\n      command: [sh, '{}', '{}']\n      timeout: 5\n",
+            "memory:\n  provider: fake\n  providers:\n    fake:\n      command: [sh, '{}', '{}']\n      timeout: 5\n      writable: ['{}']\n",
             script().display(),
-            log.display()
+            log.display(),
+            log.parent().unwrap_or(log).display()
         )
     }
 

@@ -1835,6 +1835,25 @@ mod tests {
     }
 
     #[test]
+    fn a_provider_writes_only_where_its_sandbox_lets_it() {
+        // Without `writable`, the folder of its log is outside what it may write; with
+        // `sandbox: full` it writes anywhere.
+        for (extra, logged) in [("", false), ("      sandbox: full\n", true)] {
+            let (_keep, log) = provider_log();
+            let config = config_for(&log).replace(
+                &format!("      writable: ['{}']\n", _keep.path().display()),
+                extra,
+            );
+            let mut t = agent_with(&config, vec![answer("Tea.")], |p| {
+                p.provider_use = ProviderUse::Full
+            });
+            t.turn("What do I drink?");
+            t.agent.end("test").ok();
+            assert_eq!(!methods(&log).is_empty(), logged, "{extra:?}");
+        }
+    }
+
+    #[test]
     fn a_provider_gives_its_block_tools_and_recall_and_hears_each_turn() {
         let (_keep, log) = provider_log();
         let mut t = agent_with(
