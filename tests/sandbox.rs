@@ -222,27 +222,32 @@ impl Scene {
         write(&outside.join("data.txt"), "outside data\n");
         write(&outside.join("nested/deeper.txt"), "deeper\n");
         std::fs::create_dir_all(outside.join("empty")).expect("mkdir");
-        write(
-            &work.join("README.md"),
-            "A small project.\nIt greets.\nA small project.\n",
-        );
-        write(
-            &work.join("app.py"),
-            "def greet(name):\n    return 'hello ' + name\n\nif __name__ == '__main__':\n    print(greet('world'))\n",
-        );
-        write(
-            &work.join("test_app.py"),
-            "import unittest\nimport app\n\nclass T(unittest.TestCase):\n    def test_greet(self):\n        self.assertTrue(callable(app.greeting))\n\nif __name__ == '__main__':\n    unittest.main()\n",
-        );
-        write(
-            &work.join("hello.c"),
-            "#include <stdio.h>\nint main(void) { puts(\"hello from c\"); return 0; }\n",
-        );
-        write(
-            &work.join("Makefile"),
-            "hello: hello.c\n\tgcc -o hello hello.c\n\ntest: hello\n\t./hello\n\nclean:\n\trm -f hello\n",
-        );
-        write(&work.join("run.sh"), "#!/bin/sh\necho run ok\n");
+        let project: &[(&str, &str)] = &[
+            (
+                "README.md",
+                "A small project.\nIt greets.\nA small project.\n",
+            ),
+            (
+                "app.py",
+                "def greet(name):\n    return 'hello ' + name\n\nif __name__ == '__main__':\n    print(greet('world'))\n",
+            ),
+            (
+                "test_app.py",
+                "import unittest\nimport app\n\nclass T(unittest.TestCase):\n    def test_greet(self):\n        self.assertTrue(callable(app.greeting))\n\nif __name__ == '__main__':\n    unittest.main()\n",
+            ),
+            (
+                "hello.c",
+                "#include <stdio.h>\nint main(void) { puts(\"hello from c\"); return 0; }\n",
+            ),
+            (
+                "Makefile",
+                "hello: hello.c\n\tgcc -o hello hello.c\n\ntest: hello\n\t./hello\n\nclean:\n\trm -f hello\n",
+            ),
+            ("run.sh", "#!/bin/sh\necho run ok\n"),
+        ];
+        for (rel, text) in project {
+            write(&work.join(rel), text);
+        }
         let git = |args: &[&str]| {
             let ok = Command::new("git")
                 .args(args)

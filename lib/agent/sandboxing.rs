@@ -27,9 +27,9 @@ pub struct SandboxChoice {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxSetupError {
-    #[error("config.yaml: sandbox.{key}: {value:?} is not one of {expected}")]
+    #[error("config.yaml: {key}: {value:?} is not one of {expected}")]
     BadConfig {
-        key: &'static str,
+        key: String,
         value: String,
         expected: &'static str,
     },
@@ -44,34 +44,15 @@ pub fn policy(
     workspace: &Path,
     choice: SandboxChoice,
 ) -> Result<Policy, SandboxSetupError> {
-    let raw = config.raw();
-    let text = |key: &str| raw.get_path(&["sandbox", key]).map(Value::py_str);
-    let mode = match (choice.mode, text("mode")) {
-        (Some(m), _) => m,
-        (None, Some(t)) => Mode::parse(&t).ok_or(SandboxSetupError::BadConfig {
-            key: "mode",
-            value: t,
-            expected: "read-only, workspace-write, full",
-        })?,
-        (None, None) => Mode::WorkspaceWrite,
-    };
-    let network = match (choice.network, text("network")) {
-        (Some(n), _) => n,
-        (None, Some(t)) => {
-            Network::parse(&t.to_lowercase()).ok_or(SandboxSetupError::BadConfig {
-                key: "network",
-                value: t,
-                expected: "off, loopback, on",
-            })?
-        }
-        (None, None) => Network::Off,
-    };
-    let strings = |key: &str| -> Vec<String> {
-        raw.get_path(&["sandbox", key])
-            .and_then(Value::as_seq)
-            .map(|items| items.iter().map(Value::py_str).collect())
-            .unwrap_or_default()
-    };
+    let section = config.raw().get_path(&["sandbox"]);
+    let mode = choice.mode.map_or_else(
+        || mode_of(section, "sandbox", "mode", Mode::WorkspaceWrite),
+        Ok,
+    )?;
+    let network = choice
+        .network
+        .map_or_else(|| network_of(section, "sandbox", Network::Off), Ok)?;
+    let strings = |key: &str| strings_of(section, key);
     let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let mut policy = Policy::for_session(
         mode,
@@ -89,6 +70,48 @@ pub fn policy(
         user_home.as_deref(),
     );
     Ok(policy)
+}
+
+/// The mode under `key` of the config section at `path`, else `default`.
+fn mode_of(
+    section: Option<&Value>,
+    path: &str,
+    key: &str,
+    default: Mode,
+) -> Result<Mode, SandboxSetupError> {
+    match section.and_then(|s| s.get(key)).map(Value::py_str) {
+        Some(t) => Mode::parse(&t).ok_or(SandboxSetupError::BadConfig {
+            key: format!("{path}.{key}"),
+            value: t,
+            expected: "read-only, workspace-write, full",
+        }),
+        None => Ok(default),
+    }
+}
+
+/// `network` of the config section at `path` (YAML's `off`/`on` read as booleans too),
+/// else `default`.
+fn network_of(
+    section: Option<&Value>,
+    path: &str,
+    default: Network,
+) -> Result<Network, SandboxSetupError> {
+    match section.and_then(|s| s.get("network")).map(Value::py_str) {
+        Some(t) => Network::parse(&t.to_lowercase()).ok_or(SandboxSetupError::BadConfig {
+            key: format!("{path}.network"),
+            value: t,
+            expected: "off, loopback, on",
+        }),
+        None => Ok(default),
+    }
+}
+
+fn strings_of(section: Option<&Value>, key: &str) -> Vec<String> {
+    section
+        .and_then(|s| s.get(key))
+        .and_then(Value::as_seq)
+        .map(|items| items.iter().map(Value::py_str).collect())
+        .unwrap_or_default()
 }
 
 /// The session's sandbox, with our own credential variables and HERMES_HOME/.env's values
@@ -131,30 +154,11 @@ pub fn build_for_provider(
     home: &Home,
     name: &str,
 ) -> Result<Sandbox, SandboxSetupError> {
-    let raw = config.raw();
-    let entry = |key: &str| raw.get_path(&["memory", "providers", name, key]);
-    let mode = match entry("sandbox").map(Value::py_str) {
-        Some(t) => Mode::parse(&t).ok_or(SandboxSetupError::BadConfig {
-            key: "mode",
-            value: t,
-            expected: "read-only, workspace-write, full",
-        })?,
-        None => Mode::WorkspaceWrite,
-    };
-    let network = match entry("network").map(|v| v.py_str().to_lowercase()) {
-        Some(t) => Network::parse(&t).ok_or(SandboxSetupError::BadConfig {
-            key: "network",
-            value: t,
-            expected: "off, loopback, on",
-        })?,
-        None => Network::On,
-    };
-    let strings = |key: &str| -> Vec<String> {
-        entry(key)
-            .and_then(Value::as_seq)
-            .map(|items| items.iter().map(Value::py_str).collect())
-            .unwrap_or_default()
-    };
+    let section = config.raw().get_path(&["memory", "providers", name]);
+    let path = format!("memory.providers.{name}");
+    let mode = mode_of(section, &path, "sandbox", Mode::WorkspaceWrite)?;
+    let network = network_of(section, &path, Network::On)?;
+    let strings = |key: &str| strings_of(section, key);
     let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let mut policy = Policy::for_session(
         mode,
