@@ -878,3 +878,55 @@ fn text_output_is_one_line_per_call_then_the_summary() {
          💾 Self-improvement review: Patched SKILL.md in skill 'git-workflow' (1 replacement).\n"
     );
 }
+
+/// A conversation that is not JSON, or not UTF-8, is named by the input's line, and the
+/// model is never asked.
+#[test]
+fn bad_input_is_named_by_its_line() {
+    let srv = server(vec![]);
+    let home = git_home(&srv);
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n{oops}\n",
+            "hermes-review: error: bad input: line 2: invalid JSON at column 2: key must be a string\n",
+        ),
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"user\",\"content\":\"\xff\"}\n",
+            "hermes-review: error: bad input: stdin: line 3: invalid UTF-8 at byte 26\n",
+        ),
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n[1]\n",
+            "hermes-review: error: bad input: line 2: a message must be a JSON object\n",
+        ),
+    ];
+    for (input, message) in cases {
+        let out = review(home.path())
+            .arg("--skills")
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message);
+        assert!(out.stdout.is_empty());
+    }
+    assert!(srv.requests().is_empty());
+}
+
+/// `--batch` reads every session before the first review: a bad line reviews nothing.
+#[test]
+fn a_batch_with_a_bad_line_reviews_nothing() {
+    let srv = server(vec![]);
+    let home = git_home(&srv);
+    let out = review(home.path())
+        .arg("--batch")
+        .write_stdin("{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n[1]\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hermes-review: error: bad input: line 2: a session needs a \"messages\" array\n"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(srv.requests().is_empty());
+}

@@ -246,16 +246,28 @@ pub fn read_batch(
     Ok(batch)
 }
 
-/// The whole of a text input (a conversation, a file of cases), with each line checked as
-/// [`Lines`] checks it: the first invalid UTF-8 or overlong line is the error, by number.
-pub fn read_text(input: impl BufRead, max_line: usize) -> Result<String, JsonlError> {
-    let mut text = String::new();
-    for line in Lines::with_max(input, max_line) {
-        let (_, line) = line?;
-        text.push_str(&line);
-        text.push('\n');
+/// The whole of a text input (a conversation, a prompt), as it is, with each line checked:
+/// the first overlong line or invalid UTF-8 is the error, by its line number.
+pub fn read_text(mut input: impl Read, max_line: usize) -> Result<String, JsonlError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    if let Some(at) = bytes
+        .split(|&b| b == b'\n')
+        .position(|line| line.strip_suffix(b"\r").unwrap_or(line).len() > max_line)
+    {
+        return Err(JsonlError::BadLine {
+            line: at + 1,
+            message: too_long(max_line),
+        });
     }
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
+        JsonlError::BadLine {
+            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+            message: format!("invalid UTF-8 at byte {}", valid.len() - line_start),
+        }
+    })
 }
 
 /// A user message longer than [`MAX_MESSAGE_CHARS`], said for `where` (e.g. "line 3").
@@ -512,7 +524,13 @@ mod tests {
         );
         assert_eq!(
             read_text(&b"one\r\ntwo"[..], MAX_LINE_BYTES).expect("text"),
-            "one\ntwo\n"
+            "one\r\ntwo"
+        );
+        assert_eq!(
+            read_text(&b"ok\n123456789\n"[..], 8)
+                .expect_err("long")
+                .to_string(),
+            "line 2: longer than the 0 MiB a line may hold"
         );
     }
 

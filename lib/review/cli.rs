@@ -18,6 +18,7 @@ use crate::agent::Clock;
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
 use crate::io::format::Format;
+use crate::io::jsonl;
 use crate::llm::Transport;
 use crate::llm::cassette::{Recorder, Replayer};
 use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
@@ -58,8 +59,10 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     if let Some(path) = &options.eval {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES)
+            .with_context(|| format!("bad case: {}", path.display()))?;
         let cases = super::eval::parse_cases(&text)?;
         let (setup, source, _) = prepare(&options, home, config, true)?;
         let mut out = crate::io::output::Output::stdout();
@@ -121,7 +124,7 @@ fn read_sessions(text: &str) -> anyhow::Result<Vec<Conversation>> {
             continue;
         }
         let value: Value = serde_json::from_str(line)
-            .map_err(|e| anyhow::anyhow!("bad input: line {}: not JSON: {e}", i + 1))?;
+            .map_err(|e| anyhow::anyhow!("bad input: line {}: {}", i + 1, jsonl::json_error(&e)))?;
         out.push(input::session(i + 1, &value).map_err(|e| anyhow::anyhow!("bad input: {e}"))?);
     }
     Ok(out)
@@ -170,18 +173,20 @@ fn reviews_one_at_a_time(source: &Source, jobs: usize) -> bool {
 fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
     let text = match path.filter(|p| p.as_os_str() != "-") {
         Some(p) => {
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+            let file =
+                std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+            // A line may hold a whole exported session (--batch).
+            jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES)
+                .with_context(|| format!("bad input: {}", p.display()))?
         }
         None => {
-            crate::io::jsonl::announce_stdin(
+            jsonl::announce_stdin(
                 "hermes-review",
                 "a conversation, or sessions with --batch (JSONL)",
                 None,
             );
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .context("cannot read the conversation from stdin")?;
-            text
+            jsonl::read_text(std::io::stdin().lock(), jsonl::MAX_SESSION_LINE_BYTES)
+                .context("bad input: stdin")?
         }
     };
     Ok(text)
@@ -747,9 +752,9 @@ mod tests {
         let Err(e) = read_sessions("{oops\n") else {
             panic!("refused")
         };
-        assert!(
-            e.to_string().starts_with("bad input: line 1: not JSON: "),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "bad input: line 1: invalid JSON at column 2: key must be a string"
         );
     }
 }

@@ -51,7 +51,8 @@ pub fn parse_cases(text: &str) -> anyhow::Result<Vec<Case>> {
             continue;
         }
         let bad = |why: String| anyhow::anyhow!("bad case: line {}: {why}", i + 1);
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| bad(crate::io::jsonl::json_error(&e)))?;
         // `InputError` reads "line N: why".
         let conversation =
             input::session(i + 1, &v).map_err(|e| anyhow::anyhow!("bad case: {e}"))?;
@@ -421,9 +422,9 @@ mod tests {
         let Err(e) = parse_cases("nope\n") else {
             panic!("refused")
         };
-        assert!(
-            e.to_string().starts_with("bad case: line 1: not JSON: "),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "bad case: line 1: invalid JSON at column 2: expected ident"
         );
     }
 
