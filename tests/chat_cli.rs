@@ -1546,3 +1546,44 @@ fn a_prompt_above_the_message_limit_is_refused() {
         "hermes-chat: error: cannot read the prompt from stdin: line 2: invalid UTF-8 at byte 0\n"
     );
 }
+
+/// `--format json` (or jsonl) is `--json`; `--format text` is the default and contradicts
+/// `--json`.
+#[test]
+fn format_json_gives_the_events_and_text_the_answer() {
+    let srv = server(vec![Reply::text("one"), Reply::text("two")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--format", "json", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kinds: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "\"thread.started\"",
+            "\"turn.started\"",
+            "\"item.completed\"",
+            "\"turn.completed\""
+        ]
+    );
+    let out = chat(home.path())
+        .args(["--format", "text", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "two\n");
+    let out = chat(home.path())
+        .args(["--format", "text", "--json", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: --format text contradicts --json (or --input-format jsonl)\n"
+    );
+    assert_eq!(srv.requests().len(), 2);
+}

@@ -930,3 +930,52 @@ fn a_batch_with_a_bad_line_reviews_nothing() {
     assert!(out.stdout.is_empty());
     assert!(srv.requests().is_empty());
 }
+
+/// `--format` is honoured by `--batch` and by `eval`, not only by a single review.
+#[test]
+fn batch_and_eval_print_in_the_format_asked_for() {
+    let srv = server(vec![Reply::text("Nothing to save."); 2]);
+    let home = home_for(&srv, "");
+    let out = review(home.path())
+        .args(["--batch", "-j", "1", "--format", "text"])
+        .write_stdin(exported_sessions(2))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "s00: 💾 Self-improvement review: nothing saved\n\
+         s01: 💾 Self-improvement review: nothing saved\n\
+         2 session(s): 2 reviewed, 0 skipped, 0 failed; 0 write(s), 2 request(s)\n"
+    );
+
+    let eval = |format: &str| {
+        let home = support::TempHome::new();
+        let out = review(home.path())
+            .env("HERMES_NOW", "2026-12-01T09:00:00Z")
+            .args(["eval", "--format", format, "--replay"])
+            .arg(support::testdata("review-eval/cassette.jsonl"))
+            .arg(support::testdata("review-eval/cases.jsonl"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = eval("text");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 33 + 5);
+    assert_eq!(
+        lines[33..],
+        [
+            "eval-model: 30 of 33 right (accuracy 0.909), 0 failed, 1 duplicate(s), 1 forbidden save(s)",
+            "  memory: precision 0.875, recall 0.875",
+            "  nothing: precision 0.917, recall 0.846",
+            "  skill_create: precision 0.833, recall 1.000",
+            "  skill_patch: precision 1.000, recall 1.000"
+        ]
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains(": wrong: ")).count(), 3);
+    let json: Value = serde_json::from_str(&eval("json")).unwrap();
+    assert_eq!(json.as_array().map(Vec::len), Some(34));
+    assert_eq!(json[33]["accuracy"], 0.909);
+}

@@ -65,10 +65,10 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
             .with_context(|| format!("bad case: {}", path.display()))?;
         let cases = super::eval::parse_cases(&text)?;
         let (setup, source, _) = prepare(&options, home, config, true)?;
-        let mut out = crate::io::output::Output::stdout();
-        let mut emit = |record: &Value| out.jsonl(record);
+        let mut printer = Printer::new(options.format);
+        let mut emit = |record: &Value| printer.emit(record);
         let summary = super::eval::run(&setup, &cases, &mut || source.make_one(), &mut emit)?;
-        out.finish()?;
+        printer.finish()?;
         return Ok(eval_exit(&summary));
     }
     let text = read_input(options.input.as_deref())?;
@@ -142,8 +142,8 @@ fn run_batch(
             "a cassette is read in order: reviewing one session at a time",
         );
     }
-    let mut out = crate::io::output::Output::stdout();
-    let mut emit = |record: &Value| out.jsonl(record);
+    let mut printer = Printer::new(options.format);
+    let mut emit = |record: &Value| printer.emit(record);
     let totals = batch::run(
         setup,
         sessions,
@@ -152,8 +152,8 @@ fn run_batch(
         options.again,
         &mut emit,
     )?;
-    out.jsonl(&totals.record())?;
-    out.finish()?;
+    printer.emit(&totals.record())?;
+    printer.finish()?;
     if totals.failed > 0 {
         eprintln!(
             "{BIN}: {} of {} review(s) failed; run the batch again to retry them",
@@ -343,22 +343,12 @@ fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Res
         out.finish()?;
         return Ok(0);
     }
-    match Format::resolve(options.format) {
-        Format::Jsonl => {
-            for record in &report.records {
-                out.jsonl(record)?;
-            }
-        }
-        Format::Json => out.json(&Value::Array(report.records.clone()))?,
-        Format::Text => {
-            for record in &report.records {
-                if let Some(text) = text_line(record) {
-                    out.line(&text)?;
-                }
-            }
-        }
-    }
     out.finish()?;
+    let mut printer = Printer::new(options.format);
+    for record in &report.records {
+        printer.emit(record)?;
+    }
+    printer.finish()?;
     if let Some(failure) = &report.failure {
         eprintln!("{BIN}: review failed: {failure}");
         return Ok(1);
@@ -366,9 +356,60 @@ fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Res
     Ok(0)
 }
 
-/// A record for a person: what each call did, then the summary line.
+/// Records out in the format asked for: JSONL as they come, JSON as one array at the end,
+/// text a line each for a person (the review's, a batch's and eval's records alike).
+struct Printer {
+    out: crate::io::output::Output,
+    format: Format,
+    collected: Vec<Value>,
+}
+
+impl Printer {
+    fn new(format: Option<Format>) -> Printer {
+        Printer {
+            out: crate::io::output::Output::stdout(),
+            format: Format::resolve(format),
+            collected: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, record: &Value) -> std::io::Result<()> {
+        match self.format {
+            Format::Jsonl => self.out.jsonl(record),
+            Format::Json => {
+                self.collected.push(record.clone());
+                Ok(())
+            }
+            Format::Text => match text_line(record) {
+                Some(text) => self.out.line(&text),
+                None => Ok(()),
+            },
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        if self.format == Format::Json {
+            self.out.json(&self.collected)?;
+        }
+        self.out.finish()
+    }
+}
+
+/// A record for a person: what each call did, then the summary line; in a batch, each
+/// prefixed with its session, then the totals; in eval, each case and the scores.
 fn text_line(record: &Value) -> Option<String> {
+    let line = record_text(record)?;
+    Some(match record.get("session").and_then(Value::as_str) {
+        Some(session) => {
+            crate::io::sanitize::for_terminal(&format!("{session}: {line}")).into_owned()
+        }
+        None => line,
+    })
+}
+
+fn record_text(record: &Value) -> Option<String> {
     let field = |k: &str| record.get(k).and_then(Value::as_str).unwrap_or("");
+    let number = |k: &str| record.get(k).and_then(Value::as_u64).unwrap_or(0);
     let args = record.get("arguments").cloned().unwrap_or(Value::Null);
     let what = [
         args.get("action").and_then(Value::as_str),
@@ -407,6 +448,67 @@ fn text_line(record: &Value) -> Option<String> {
                 .unwrap_or("💾 Self-improvement review: nothing saved")
                 .to_string(),
         ),
+        "batch" => Some(format!(
+            "{} session(s): {} reviewed, {} skipped, {} failed; {} write(s), {} request(s)",
+            number("sessions"),
+            number("reviewed"),
+            number("skipped"),
+            number("failed"),
+            number("writes"),
+            number("requests")
+        )),
+        "case" => {
+            let got = record
+                .get("got")
+                .and_then(Value::as_array)
+                .map(|g| {
+                    g.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            let verdict = if record.get("ok") == Some(&Value::Bool(true)) {
+                "right"
+            } else {
+                "wrong"
+            };
+            let mut line = format!(
+                "{}: {verdict}: expected {}, got {got}",
+                field("id"),
+                field("expected")
+            );
+            if let Some(error) = record.get("error").and_then(Value::as_str) {
+                line.push_str(&format!(" (failed: {error})"));
+            }
+            Some(crate::io::sanitize::for_terminal(&line).into_owned())
+        }
+        "eval" => {
+            let score = |v: Option<&Value>| match v.and_then(Value::as_f64) {
+                Some(x) => format!("{x:.3}"),
+                None => "-".to_string(),
+            };
+            let mut line = format!(
+                "{}: {} of {} right (accuracy {}), {} failed, {} duplicate(s), {} forbidden save(s)",
+                field("model"),
+                number("correct"),
+                number("cases"),
+                score(record.get("accuracy")),
+                number("failed"),
+                number("duplicates_proposed"),
+                number("forbidden_saves")
+            );
+            if let Some(classes) = record.get("classes").and_then(Value::as_object) {
+                for (class, c) in classes {
+                    line.push_str(&format!(
+                        "\n  {class}: precision {}, recall {}",
+                        score(c.get("precision")),
+                        score(c.get("recall"))
+                    ));
+                }
+            }
+            Some(crate::io::sanitize::for_terminal(&line).into_owned())
+        }
         _ => None,
     }
 }
