@@ -49,6 +49,7 @@ struct Cli {
 enum Command {
     /// List the entries with what the threat scan and the duplicate check say about them, or
     /// print the system-prompt block (--snapshot)
+    #[command(visible_alias = "list")]
     Show {
         /// Only this store: memory (MEMORY.md) or user (USER.md) [default: both]
         #[arg(long, value_enum)]

@@ -423,3 +423,31 @@ fn help_is_stable() {
     assert!(out.status.success());
     assert_eq!(stdout_of(&out), expected);
 }
+
+/// `list` is `show` by another name (the README's word for it); the help says so.
+#[test]
+fn list_is_show() {
+    let home = TempHome::new();
+    write_files(&home, Some("Uses uv, not pip".as_bytes()), None);
+    let run = |command: &str| {
+        let out = bin("hermes-memory", home.path())
+            .args([command, "--target", "memory", "--format", "jsonl"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        stdout_of(&out)
+    };
+    let shown = run("show");
+    assert!(shown.starts_with("{\"type\":\"entry\",\"target\":\"memory\",\"index\":1,\"chars\":16,\"text\":\"Uses uv, not pip\",\"threats\":[]}\n"), "{shown}");
+    assert_eq!(run("list"), shown);
+    let help = bin("hermes-memory", home.path())
+        .arg("--help")
+        .output()
+        .expect("runs");
+    assert!(
+        stdout_of(&help)
+            .contains("           print the system-prompt block (--snapshot) [alias: list]\n"),
+        "{}",
+        stdout_of(&help)
+    );
+}
