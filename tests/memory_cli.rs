@@ -451,3 +451,31 @@ fn list_is_show() {
         stdout_of(&help)
     );
 }
+
+/// A write that fails midway (here USER.md's lock cannot be opened) stops the batch there:
+/// the calls before it stay written, the error names the line and says how many were applied.
+#[test]
+fn apply_stops_at_a_failed_write_and_says_what_was_applied() {
+    let home = TempHome::new();
+    std::fs::create_dir_all(home.path().join("memories/USER.md.lock")).expect("mkdir");
+    let out = bin("hermes-memory", home.path())
+        .args(["apply", "--format", "jsonl"])
+        .write_stdin(concat!(
+            "{\"action\":\"add\",\"target\":\"memory\",\"content\":\"one\"}\n",
+            "{\"action\":\"add\",\"target\":\"user\",\"content\":\"two\"}\n",
+            "{\"action\":\"add\",\"target\":\"memory\",\"content\":\"three\"}\n",
+        ))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout_of(&out).lines().count(), 1);
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "hermes-memory: error: line 2: stopped; the 1 call(s) before it were applied: cannot open lock file {}: Is a directory (os error 21)\n",
+            home.path().join("memories/USER.md.lock").display()
+        )
+    );
+    assert_eq!(home.read("memories/MEMORY.md"), "one");
+    assert!(!home.path().join("memories/USER.md").exists());
+}
