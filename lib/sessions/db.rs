@@ -428,6 +428,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_immutable_read_escapes_the_uri_and_sees_the_rows() {
+        assert_eq!(uri_path(Path::new("/a b/c?d#e%f")), "/a b/c%3fd%23e%25f");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("odd?#%name.db");
+        let mut db = Db::create(&path, RetryPolicy::default()).expect("create");
+        super::super::migrate::ensure_schema(&mut db).expect("schema");
+        db.conn()
+            .execute(
+                "INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1)",
+                [],
+            )
+            .expect("insert");
+        drop(db);
+        assert!(!has_pending_wal(&path));
+        let db = Db::connect_immutable(&path, RetryPolicy::default()).expect("immutable");
+        let id: String = db
+            .conn()
+            .query_row("SELECT id FROM sessions", [], |r| r.get(0))
+            .expect("row");
+        assert_eq!(id, "s1");
+        assert_eq!(db.access(), Access::ReadOnly);
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::write(&wal, b"pages").expect("wal");
+        assert!(has_pending_wal(&path));
+    }
+
+    #[test]
     fn jitter_stays_in_range() {
         let mut j = Jitter::seeded();
         for _ in 0..1000 {
