@@ -121,11 +121,10 @@ fn read_until_retrying(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Resu
     }
 }
 
-impl<R: BufRead> Iterator for Lines<R> {
-    /// The line's number and its text, without the line ending.
-    type Item = Result<(usize, String), JsonlError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<R: BufRead> Lines<R> {
+    /// The next line's number and text (without the line ending), borrowed: the JSONL
+    /// reader parses it in place, with no copy per line.
+    fn next_text(&mut self) -> Option<Result<(usize, &str), JsonlError>> {
         if self.done {
             return None;
         }
@@ -151,12 +150,22 @@ impl<R: BufRead> Iterator for Lines<R> {
         let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         Some(match std::str::from_utf8(bytes) {
-            Ok(text) => Ok((line, text.to_string())),
+            Ok(text) => Ok((line, text)),
             Err(e) => Err(JsonlError::BadLine {
                 line,
                 message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
             }),
         })
+    }
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    /// The line's number and its text, without the line ending.
+    type Item = Result<(usize, String), JsonlError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_text()
+            .map(|r| r.map(|(line, text)| (line, text.to_string())))
     }
 }
 
@@ -184,7 +193,7 @@ impl<R: BufRead> Iterator for Records<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let (line, text) = match self.lines.next()? {
+            let (line, text) = match self.lines.next_text()? {
                 Ok(pair) => pair,
                 Err(e) => return Some(Err(e)),
             };
