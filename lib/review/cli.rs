@@ -334,8 +334,8 @@ fn prepare(
 }
 
 fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Result<u8> {
-    let mut out = crate::io::output::Output::stdout();
     if setup.dry_run {
+        let mut out = crate::io::output::Output::stdout();
         match &report.request {
             Some(body) => out.json(body)?,
             None => anyhow::bail!("the review built no request"),
@@ -343,7 +343,6 @@ fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Res
         out.finish()?;
         return Ok(0);
     }
-    out.finish()?;
     let mut printer = Printer::new(options.format);
     for record in &report.records {
         printer.emit(record)?;
@@ -773,6 +772,43 @@ mod tests {
         };
         assert!(!prepared(&record, dir.path(), false).1.parallel());
         assert!(dir.path().join("rec.jsonl").is_file());
+    }
+
+    #[test]
+    fn batch_and_eval_records_read_as_a_line_for_a_person() {
+        let summary = serde_json::json!({"type": "summary", "session": "s1",
+            "line": "💾 Self-improvement review: nothing saved"});
+        assert_eq!(
+            text_line(&summary).as_deref(),
+            Some("s1: 💾 Self-improvement review: nothing saved")
+        );
+        let totals = serde_json::json!({"type": "batch", "sessions": 3, "reviewed": 2,
+            "skipped": 1, "failed": 0, "writes": 4, "requests": 5, "bytes_sent": 9});
+        assert_eq!(
+            text_line(&totals).as_deref(),
+            Some("3 session(s): 2 reviewed, 1 skipped, 0 failed; 4 write(s), 5 request(s)")
+        );
+        let case = serde_json::json!({"type": "case", "id": "x", "expected": "memory",
+            "got": ["nothing"], "ok": false, "error": "HTTP 500"});
+        assert_eq!(
+            text_line(&case).as_deref(),
+            Some("x: wrong: expected memory, got nothing (failed: HTTP 500)")
+        );
+        let right = serde_json::json!({"type": "case", "id": "y", "expected": "memory",
+            "got": ["memory", "skill_patch"], "ok": true, "error": null});
+        assert_eq!(
+            text_line(&right).as_deref(),
+            Some("y: right: expected memory, got memory, skill_patch")
+        );
+        let eval = serde_json::json!({"type": "eval", "model": "m", "cases": 2, "correct": 1,
+            "accuracy": 0.5, "failed": 1, "duplicates_proposed": 0, "forbidden_saves": 0,
+            "classes": {"memory": {"precision": null, "recall": 1.0}}});
+        assert_eq!(
+            text_line(&eval).as_deref(),
+            Some(
+                "m: 1 of 2 right (accuracy 0.500), 1 failed, 0 duplicate(s), 0 forbidden save(s)\n  memory: precision -, recall 1.000"
+            )
+        );
     }
 
     #[test]
