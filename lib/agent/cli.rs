@@ -178,7 +178,9 @@ fn read_prompt(prompt: &str) -> anyhow::Result<String> {
         return Ok(prompt.to_string());
     }
     crate::io::jsonl::announce_stdin(BIN, "the prompt", None);
-    let text = jsonl::read_text(std::io::stdin().lock(), jsonl::MAX_LINE_BYTES)
+    // No message of MAX_MESSAGE_CHARS takes more than four bytes a character.
+    let most = 4 * jsonl::MAX_MESSAGE_CHARS;
+    let text = jsonl::read_text(std::io::stdin().lock(), jsonl::MAX_LINE_BYTES, most)
         .context("cannot read the prompt from stdin")?;
     jsonl::check_message(&text, "the prompt").map_err(anyhow::Error::msg)?;
     Ok(text)

@@ -256,27 +256,34 @@ pub fn read_batch(
 }
 
 /// The whole of a text input (a conversation, a prompt), as it is, with each line checked:
-/// the first overlong line or invalid UTF-8 is the error, by its line number.
-pub fn read_text(mut input: impl Read, max_line: usize) -> Result<String, JsonlError> {
-    let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
-    if let Some(at) = bytes
-        .split(|&b| b == b'\n')
-        .position(|line| line.strip_suffix(b"\r").unwrap_or(line).len() > max_line)
-    {
-        return Err(JsonlError::BadLine {
-            line: at + 1,
-            message: too_long(max_line),
-        });
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
-        JsonlError::BadLine {
-            line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
-            message: format!("invalid UTF-8 at byte {}", valid.len() - line_start),
+/// the first overlong line or invalid UTF-8 is the error, by its line number. Reading stops
+/// at the first overlong line (never held whole) and once `max_total` bytes are passed.
+pub fn read_text(
+    input: impl BufRead,
+    max_line: usize,
+    max_total: usize,
+) -> Result<String, JsonlError> {
+    let mut lines = Lines::with_max(input, max_line);
+    let mut text = String::new();
+    while let Some(too_long_line) = lines.read_line()? {
+        lines.line += 1;
+        let line = lines.line;
+        let bad = |message| JsonlError::BadLine { line, message };
+        if too_long_line {
+            return Err(bad(too_long(max_line)));
         }
-    })
+        match std::str::from_utf8(&lines.buf) {
+            Ok(part) => text.push_str(part),
+            Err(e) => return Err(bad(format!("invalid UTF-8 at byte {}", e.valid_up_to()))),
+        }
+        if text.len() > max_total {
+            return Err(bad(format!(
+                "the input passes the {} MiB it may hold",
+                max_total >> 20
+            )));
+        }
+    }
+    Ok(text)
 }
 
 /// A user message longer than [`MAX_MESSAGE_CHARS`], said for `where` (e.g. "line 3").
@@ -526,20 +533,31 @@ mod tests {
     fn a_text_input_names_the_line_of_its_invalid_utf8() {
         let input = b"one\r\ntwo\nthr\xffee\n";
         assert_eq!(
-            read_text(&input[..], MAX_LINE_BYTES)
+            read_text(&input[..], MAX_LINE_BYTES, usize::MAX)
                 .expect_err("bad")
                 .to_string(),
             "line 3: invalid UTF-8 at byte 3"
         );
         assert_eq!(
-            read_text(&b"one\r\ntwo"[..], MAX_LINE_BYTES).expect("text"),
+            read_text(&b"one\r\ntwo"[..], MAX_LINE_BYTES, usize::MAX).expect("text"),
             "one\r\ntwo"
         );
         assert_eq!(
-            read_text(&b"ok\n123456789\n"[..], 8)
+            read_text(&b"ok\n123456789\n"[..], 8, usize::MAX)
                 .expect_err("long")
                 .to_string(),
             "line 2: longer than the 0 MiB a line may hold"
+        );
+        // An endless input ends at the total: `yes | hermes-chat -z -`.
+        let endless = std::io::repeat(b'\n').take(1 << 40);
+        assert_eq!(
+            read_text(io::BufReader::new(endless), 8, 3 << 20)
+                .expect_err("endless")
+                .to_string(),
+            format!(
+                "line {}: the input passes the 3 MiB it may hold",
+                (3 << 20) + 1
+            )
         );
     }
 

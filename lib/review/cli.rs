@@ -61,7 +61,8 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     if let Some(path) = &options.eval {
         let file =
             std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let text = jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES)
+        let file = std::io::BufReader::new(file);
+        let text = jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES, usize::MAX)
             .with_context(|| format!("bad case: {}", path.display()))?;
         let cases = super::eval::parse_cases(&text)?;
         let (setup, source, _) = prepare(&options, home, config, true)?;
@@ -176,8 +177,12 @@ fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
             let file =
                 std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
             // A line may hold a whole exported session (--batch).
-            jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES)
-                .with_context(|| format!("bad input: {}", p.display()))?
+            jsonl::read_text(
+                std::io::BufReader::new(file),
+                jsonl::MAX_SESSION_LINE_BYTES,
+                usize::MAX,
+            )
+            .with_context(|| format!("bad input: {}", p.display()))?
         }
         None => {
             jsonl::announce_stdin(
@@ -185,8 +190,12 @@ fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
                 "a conversation, or sessions with --batch (JSONL)",
                 None,
             );
-            jsonl::read_text(std::io::stdin().lock(), jsonl::MAX_SESSION_LINE_BYTES)
-                .context("bad input: stdin")?
+            jsonl::read_text(
+                std::io::stdin().lock(),
+                jsonl::MAX_SESSION_LINE_BYTES,
+                usize::MAX,
+            )
+            .context("bad input: stdin")?
         }
     };
     Ok(text)
