@@ -10,6 +10,7 @@ use hermes_loop::agent::ApprovalMode;
 use hermes_loop::agent::cli::{self, ChatOptions};
 use hermes_loop::agent::sandboxing::SandboxChoice;
 use hermes_loop::io::exit;
+use hermes_loop::io::format::Format;
 use hermes_loop::llm::Overrides;
 use hermes_loop::sandbox::{Mode, Network};
 
@@ -91,6 +92,10 @@ struct Cli {
     /// JSONL events on stdout (Codex exec --json envelope)
     #[arg(long)]
     json: bool,
+    /// Output: json or jsonl is --json (the events are a stream: JSONL either way); text is
+    /// the default (the answer alone, or the session at a terminal)
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<Format>,
     /// Read turns (and approval answers) as JSONL on stdin; implies --json
     #[arg(long, value_enum, default_value = "text")]
     input_format: InputFormat,
@@ -156,10 +161,15 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = hermes_loop::cli::parse::<Cli>();
+    let events = cli.json || cli.input_format == InputFormat::Jsonl;
+    if cli.format == Some(Format::Text) && events {
+        eprintln!("{BIN}: error: --format text contradicts --json (or --input-format jsonl)");
+        return ExitCode::from(2);
+    }
     let options = ChatOptions {
         home: cli.home,
         oneshot: cli.oneshot,
-        json: cli.json || cli.input_format == InputFormat::Jsonl,
+        json: events || matches!(cli.format, Some(Format::Json | Format::Jsonl)),
         input_jsonl: cli.input_format == InputFormat::Jsonl,
         stream_deltas: cli.stream_deltas,
         overrides: Overrides {

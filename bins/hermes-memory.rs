@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use hermes_loop::home::{Config, Home};
 use hermes_loop::io::cli::{CommonArgs, FormatArgs};
 use hermes_loop::io::exit::{self, EXIT_CODES_HELP, Exit, Hinted};
 use hermes_loop::io::format::Format;
-use hermes_loop::io::jsonl::{Records, open_input};
+use hermes_loop::io::jsonl::{open_input, read_batch};
 use hermes_loop::io::output::Output;
 use hermes_loop::memory::view;
 use hermes_loop::memory::{self, Limits, MemoryError, MemoryStore, Target, tool};
@@ -48,6 +49,7 @@ struct Cli {
 enum Command {
     /// List the entries with what the threat scan and the duplicate check say about them, or
     /// print the system-prompt block (--snapshot)
+    #[command(visible_alias = "list")]
     Show {
         /// Only this store: memory (MEMORY.md) or user (USER.md) [default: both]
         #[arg(long, value_enum)]
@@ -203,31 +205,15 @@ fn apply(
 ) -> anyhow::Result<Exit> {
     hermes_loop::io::jsonl::announce_stdin(BIN, "memory tool calls (JSONL)", input.as_deref());
     let reader = open_input(input.as_deref())?;
+    // Every line is read and checked before the first call: a bad line writes nothing.
+    let batch = read_batch(reader, "memory tool arguments", keep_going, |e| {
+        exit::warn(BIN, e)
+    })?;
     let mut results = Vec::new();
-    let (mut refused, mut bad_lines) = (false, false);
-    for record in Records::new(reader) {
-        let record = match record {
-            Ok(r) if r.value.is_object() => r,
-            Ok(r) => {
-                let err = anyhow::anyhow!(
-                    "line {}: expected a JSON object of memory tool arguments",
-                    r.line
-                );
-                if !keep_going {
-                    return Err(err);
-                }
-                exit::warn(BIN, err);
-                bad_lines = true;
-                continue;
-            }
-            Err(e) if e.is_bad_line() && keep_going => {
-                exit::warn(BIN, e);
-                bad_lines = true;
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let result = call(&mut store, config, &record.value)?;
+    let mut refused = false;
+    for (done, record) in batch.records.iter().enumerate() {
+        let result = call(&mut store, config, &record.value)
+            .with_context(|| stopped_at(record.line, done))?;
         refused |= outcome(&result) == Exit::Negative;
         if format == Format::Json {
             results.push(result);
@@ -238,13 +224,19 @@ fn apply(
     if format == Format::Json {
         view::print_results(out, format, &results)?;
     }
-    Ok(if bad_lines {
+    Ok(if batch.bad_lines > 0 {
         Exit::PartialFailure
     } else if refused {
         Exit::Negative
     } else {
         Exit::Success
     })
+}
+
+/// Where a batch stopped when a call failed to write: the lines before stay written (each
+/// call is its own atomic write, as the agent's are).
+fn stopped_at(line: usize, done: usize) -> String {
+    format!("line {line}: stopped; the {done} call(s) before it were applied")
 }
 
 fn call(store: &mut MemoryStore, config: &Config, args: &Value) -> anyhow::Result<Value> {

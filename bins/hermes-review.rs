@@ -118,6 +118,9 @@ enum Command {
         /// The Hermes home directory [default: $HERMES_HOME, else ~/.hermes]
         #[arg(long, value_name = "DIR")]
         home: Option<PathBuf>,
+        /// Output format [default: text on a terminal, jsonl otherwise]
+        #[arg(long, value_enum)]
+        format: Option<Format>,
     },
 }
 
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
         record,
         replay,
         home,
+        format,
     }) = cli.command.take()
     {
         eval = Some(cases);
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         cli.record = record.or(cli.record);
         cli.replay = replay.or(cli.replay);
         cli.home = home.or(cli.home);
+        cli.format = format.or(cli.format);
     }
     let options = ReviewOptions {
         home: cli.home,

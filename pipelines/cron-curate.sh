@@ -8,14 +8,19 @@
 #   */30 * * * *  /path/to/cron-curate.sh
 #
 # Works under cron's bare environment (PATH=/usr/bin:/bin): the binary is $HERMES_CURATE,
-# else hermes-curate on PATH, else $HOME/.cargo/bin/hermes-curate (where `cargo install`
-# puts it). Nothing here needs the source checkout.
+# else hermes-curate on PATH, else $HOME/.local/bin/hermes-curate (where the README's
+# `make install PREFIX=~/.local` puts it), else $HOME/.cargo/bin/hermes-curate (`cargo
+# install`). Nothing here needs the source checkout.
 set -eu
 
 home="${HERMES_HOME:-$HOME/.hermes}"
-curate="${HERMES_CURATE:-$(command -v hermes-curate || echo "$HOME/.cargo/bin/hermes-curate")}"
+curate="${HERMES_CURATE:-$(command -v hermes-curate || true)}"
+if [ -z "$curate" ]; then
+    curate="$HOME/.local/bin/hermes-curate"
+    [ -x "$curate" ] || curate="$HOME/.cargo/bin/hermes-curate"
+fi
 if [ ! -x "$curate" ]; then
-    echo "cron-curate: hermes-curate not found (cargo install --path . puts it in \$HOME/.cargo/bin; or set HERMES_CURATE)" >&2
+    echo "cron-curate: hermes-curate not found (make install PREFIX=~/.local puts it in \$HOME/.local/bin; or set HERMES_CURATE)" >&2
     exit 2
 fi
 exec "$curate" --home "$home" run --if-due --quiet --log "$home/logs/curate.log"

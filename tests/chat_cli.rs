@@ -1450,3 +1450,141 @@ fn a_waited_review_is_one_json_item_with_its_actions() {
         json!({"action": "add", "target": "user", "content": "Prefers tabs over spaces."})
     );
 }
+
+/// A bad line of `--input-format jsonl` (not JSON, JSON that is not an object, invalid
+/// UTF-8, a message above the limit) is named by its line, ends the input with exit 2 and
+/// stores nothing of itself; the turns before it have run, the lines after it are not read.
+#[test]
+fn a_bad_jsonl_line_is_named_by_its_line_and_ends_the_input() {
+    let long = format!(
+        "{{\"role\":\"user\",\"content\":\"{}\"}}",
+        "x".repeat(1_000_001)
+    );
+    let cases: [(Vec<u8>, &str); 4] = [
+        (
+            b"[1,2,3]".to_vec(),
+            "stdin line 2: expected a JSON object (a user turn or a control_response); the lines after it were not read",
+        ),
+        (
+            b"\"string\"".to_vec(),
+            "stdin line 2: expected a JSON object (a user turn or a control_response); the lines after it were not read",
+        ),
+        (
+            b"{\"role\":\"user\",\"content\":\"caf\xe9\"}".to_vec(),
+            "stdin line 2: invalid UTF-8 at byte 29; the lines after it were not read",
+        ),
+        (
+            long.into_bytes(),
+            "stdin line 2: the message is 1000001 characters, above the 1000000 one message may hold; the lines after it were not read",
+        ),
+    ];
+    for (bad, message) in cases {
+        let srv = server(vec![Reply::text("one"), Reply::text("two")]);
+        let home = home_for(&srv, "");
+        let mut input = b"{\"role\":\"user\",\"content\":\"first\"}\n".to_vec();
+        input.extend(bad);
+        input.extend(b"\n{\"role\":\"user\",\"content\":\"never read\"}\n");
+        let out = chat(home.path())
+            .args(["--input-format", "jsonl"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{message}");
+        assert_eq!(stderr(&out), format!("hermes-chat: error: {message}\n"));
+        let events: Vec<Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            events.last(),
+            Some(&json!({"type": "error", "message": message}))
+        );
+        assert_eq!(
+            transcript(home.path()),
+            ["user|first|NULL|NULL", "assistant|one|NULL|stop"]
+        );
+        assert_eq!(srv.requests().len(), 1);
+    }
+    let srv = server(vec![]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--input-format", "jsonl"])
+        .write_stdin("{role: user}\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: stdin line 1: invalid JSON at column 2: key must be a string; the lines after it were not read\n"
+    );
+    assert!(srv.requests().is_empty());
+}
+
+/// `-z` takes a message up to the limit; above it, nothing is sent or stored.
+#[test]
+fn a_prompt_above_the_message_limit_is_refused() {
+    let srv = server(vec![]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["-z", "-"])
+        .write_stdin("y".repeat(1_000_001))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: the prompt: the message is 1000001 characters, above the 1000000 one message may hold\n"
+    );
+    assert!(srv.requests().is_empty());
+    let out = chat(home.path())
+        .args(["-z", "-"])
+        .write_stdin(b"fine\n\xff\n".to_vec())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: cannot read the prompt from stdin: line 2: invalid UTF-8 at byte 0\n"
+    );
+}
+
+/// `--format json` (or jsonl) is `--json`; `--format text` is the default and contradicts
+/// `--json`.
+#[test]
+fn format_json_gives_the_events_and_text_the_answer() {
+    let srv = server(vec![Reply::text("one"), Reply::text("two")]);
+    let home = home_for(&srv, "");
+    let out = chat(home.path())
+        .args(["--format", "json", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kinds: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "\"thread.started\"",
+            "\"turn.started\"",
+            "\"item.completed\"",
+            "\"turn.completed\""
+        ]
+    );
+    let out = chat(home.path())
+        .args(["--format", "text", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "two\n");
+    let out = chat(home.path())
+        .args(["--format", "text", "--json", "-z", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "hermes-chat: error: --format text contradicts --json (or --input-format jsonl)\n"
+    );
+    assert_eq!(srv.requests().len(), 2);
+}

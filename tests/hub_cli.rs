@@ -919,3 +919,45 @@ fn help_lists_the_hub_commands_with_examples() {
     assert!(help.contains("HERMES_HUB_ALLOW_PRIVATE=1"));
     assert!(help.contains("Exit codes: 0 done; 1 refused"));
 }
+
+/// The README's tap example: a tap without a name is named by its folder, and a skill in it
+/// is `tap:<that name>/<its folder in the tap>`, as search shows and install takes.
+#[test]
+fn a_tap_skill_is_found_and_installed_by_the_identifier_the_readme_shows() {
+    let home = TempHome::new();
+    let tap = home.path().join("src/team-skills");
+    std::fs::create_dir_all(tap.join("devops/md-tables")).expect("tap");
+    std::fs::write(tap.join("devops/md-tables/SKILL.md"), SAFE).expect("skill");
+    config(
+        &home,
+        &format!("hub:\n  github: false\n  taps: [{}]\n", tap.display()),
+    );
+    let server = HubServer::start();
+    let out = hub(&home, &[&server], &["search", "tables", "--format", "text"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "md-tables                    community tap:team-skills/devops/md-tables\n    Formats markdown tables.\n"
+    );
+    hub(
+        &home,
+        &[&server],
+        &[
+            "install",
+            "tap:team-skills/devops/md-tables",
+            "--format",
+            "jsonl",
+        ],
+    )
+    .assert()
+    .success();
+    assert_eq!(home.read("skills/md-tables/SKILL.md"), SAFE);
+    assert_eq!(
+        lock(&home)["installed"]["md-tables"]["identifier"],
+        "tap:team-skills/devops/md-tables"
+    );
+}

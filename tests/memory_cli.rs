@@ -292,7 +292,7 @@ fn disabled_memory() {
 }
 
 #[test]
-fn apply_stops_at_a_bad_line_or_keeps_going() {
+fn apply_stops_at_a_bad_line_before_writing_anything_or_keeps_going() {
     let home = TempHome::new();
     let input = "{\"action\":\"add\",\"target\":\"user\",\"content\":\"one\"}\nnot json\n[1]\n{\"action\":\"add\",\"target\":\"user\",\"content\":5}\n{\"action\":\"add\",\"target\":\"user\",\"content\":\"two\"}\n";
     let out = bin("hermes-memory", home.path())
@@ -301,12 +301,13 @@ fn apply_stops_at_a_bad_line_or_keeps_going() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stdout_of(&out).lines().count(), 1);
+    assert_eq!(stdout_of(&out), "");
     assert_eq!(
         stderr_of(&out),
-        "hermes-memory: error: line 2: invalid JSON: expected ident at line 1 column 2\n"
+        "hermes-memory: error: line 2: invalid JSON at column 2: expected ident\n"
     );
-    assert_eq!(home.read("memories/USER.md"), "one");
+    // The good first line is not applied either: the batch is all or nothing.
+    assert!(!home.path().join("memories").exists());
 
     let out = bin("hermes-memory", home.path())
         .args(["apply", "--keep-going"])
@@ -316,7 +317,7 @@ fn apply_stops_at_a_bad_line_or_keeps_going() {
     assert_eq!(out.status.code(), Some(2));
     let lines: Vec<String> = stdout_of(&out).lines().map(str::to_owned).collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[0].contains("Entry already exists (no duplicate added)."));
+    assert!(lines[0].contains("Entry added."));
     assert_eq!(
         lines[1],
         "{\"error\": \"content must be a string.\", \"success\": false}"
@@ -324,7 +325,7 @@ fn apply_stops_at_a_bad_line_or_keeps_going() {
     assert!(lines[2].contains("Entry added."));
     assert_eq!(
         stderr_of(&out),
-        "hermes-memory: warning: line 2: invalid JSON: expected ident at line 1 column 2\nhermes-memory: warning: line 3: expected a JSON object of memory tool arguments\n"
+        "hermes-memory: warning: line 2: invalid JSON at column 2: expected ident\nhermes-memory: warning: line 3: expected a JSON object of memory tool arguments\n"
     );
     assert_eq!(home.read("memories/USER.md"), "one\n§\ntwo");
 }
@@ -421,4 +422,60 @@ fn help_is_stable() {
         .expect("runs");
     assert!(out.status.success());
     assert_eq!(stdout_of(&out), expected);
+}
+
+/// `list` is `show` by another name (the README's word for it); the help says so.
+#[test]
+fn list_is_show() {
+    let home = TempHome::new();
+    write_files(&home, Some("Uses uv, not pip".as_bytes()), None);
+    let run = |command: &str| {
+        let out = bin("hermes-memory", home.path())
+            .args([command, "--target", "memory", "--format", "jsonl"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0));
+        stdout_of(&out)
+    };
+    let shown = run("show");
+    assert!(shown.starts_with("{\"type\":\"entry\",\"target\":\"memory\",\"index\":1,\"chars\":16,\"text\":\"Uses uv, not pip\",\"threats\":[]}\n"), "{shown}");
+    assert_eq!(run("list"), shown);
+    let help = bin("hermes-memory", home.path())
+        .arg("--help")
+        .output()
+        .expect("runs");
+    assert!(
+        stdout_of(&help)
+            .contains("           print the system-prompt block (--snapshot) [alias: list]\n"),
+        "{}",
+        stdout_of(&help)
+    );
+}
+
+/// A write that fails midway (here USER.md's lock cannot be opened) stops the batch there:
+/// the calls before it stay written, the error names the line and says how many were applied.
+#[test]
+fn apply_stops_at_a_failed_write_and_says_what_was_applied() {
+    let home = TempHome::new();
+    std::fs::create_dir_all(home.path().join("memories/USER.md.lock")).expect("mkdir");
+    let out = bin("hermes-memory", home.path())
+        .args(["apply", "--format", "jsonl"])
+        .write_stdin(concat!(
+            "{\"action\":\"add\",\"target\":\"memory\",\"content\":\"one\"}\n",
+            "{\"action\":\"add\",\"target\":\"user\",\"content\":\"two\"}\n",
+            "{\"action\":\"add\",\"target\":\"memory\",\"content\":\"three\"}\n",
+        ))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout_of(&out).lines().count(), 1);
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "hermes-memory: error: line 2: stopped; the 1 call(s) before it were applied: cannot open lock file {}: Is a directory (os error 21)\n",
+            home.path().join("memories/USER.md.lock").display()
+        )
+    );
+    assert_eq!(home.read("memories/MEMORY.md"), "one");
+    assert!(!home.path().join("memories/USER.md").exists());
 }

@@ -280,11 +280,11 @@ fn readme_crontab_lines() -> Vec<String> {
     lines
 }
 
-/// A machine where the README's install was done: `$HOME/.cargo/bin` holds the binaries
-/// (`cargo install --path .` puts them there), and nothing else is set up.
+/// A machine where the README's install was done: `$HOME/.local/bin` holds the binaries
+/// (`make install PREFIX=~/.local` puts them there), and nothing else is set up.
 fn installed_home() -> TempHome {
     let home = TempHome::new();
-    let bin = home.path().join(".cargo/bin");
+    let bin = home.path().join(".local/bin");
     std::fs::create_dir_all(&bin).expect("mkdir");
     for name in [
         "hermes-curate",

@@ -561,3 +561,48 @@ fn a_cjk_index_that_refuses_the_query_falls_back_to_the_other_routes() {
         .collect();
     assert_eq!(sessions, ["20261122_100000_bbbbbb"]);
 }
+
+/// A query on a home nobody may write (no `-wal`/`-shm` beside a WAL-mode state.db) is
+/// answered as on any home, and leaves the home as it was. As root, permission bits stop no
+/// write: the query then runs as `nobody` through `setpriv` (it fails, never skips, when
+/// `setpriv` is missing).
+#[test]
+fn a_read_only_home_is_searched() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let home = fixture_home();
+    let db = home.path().join("state.db");
+    let before = std::fs::read(&db).expect("state.db");
+    let chmod = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    chmod(&db, 0o444);
+    chmod(home.path(), 0o555);
+    let exe = assert_cmd::cargo::cargo_bin("hermes-recall");
+    let root = std::fs::metadata("/proc/self").expect("/proc/self").uid() == 0;
+    let mut cmd = if root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&exe);
+        c
+    } else {
+        std::process::Command::new(&exe)
+    };
+    let out = cmd
+        .env("HERMES_HOME", home.path())
+        .env_remove("HERMES_NOW")
+        .env("TZ", "UTC")
+        .args(["nginx", "--format", "jsonl"])
+        .output()
+        .expect("run (setpriv is needed when the tests run as root)");
+    chmod(home.path(), 0o755);
+    assert_eq!(stderr(&out), "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), NGINX);
+    assert_eq!(std::fs::read(&db).expect("state.db"), before);
+    let mut names: Vec<String> = std::fs::read_dir(home.path())
+        .expect("home")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["state.db"]);
+}

@@ -878,3 +878,104 @@ fn text_output_is_one_line_per_call_then_the_summary() {
          💾 Self-improvement review: Patched SKILL.md in skill 'git-workflow' (1 replacement).\n"
     );
 }
+
+/// A conversation that is not JSON, or not UTF-8, is named by the input's line, and the
+/// model is never asked.
+#[test]
+fn bad_input_is_named_by_its_line() {
+    let srv = server(vec![]);
+    let home = git_home(&srv);
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n{oops}\n",
+            "hermes-review: error: bad input: line 2: invalid JSON at column 2: key must be a string\n",
+        ),
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"user\",\"content\":\"\xff\"}\n",
+            "hermes-review: error: bad input: stdin: line 3: invalid UTF-8 at byte 26\n",
+        ),
+        (
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n[1]\n",
+            "hermes-review: error: bad input: line 2: a message must be a JSON object\n",
+        ),
+    ];
+    for (input, message) in cases {
+        let out = review(home.path())
+            .arg("--skills")
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message);
+        assert!(out.stdout.is_empty());
+    }
+    assert!(srv.requests().is_empty());
+}
+
+/// `--batch` reads every session before the first review: a bad line reviews nothing.
+#[test]
+fn a_batch_with_a_bad_line_reviews_nothing() {
+    let srv = server(vec![]);
+    let home = git_home(&srv);
+    let out = review(home.path())
+        .arg("--batch")
+        .write_stdin("{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n[1]\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hermes-review: error: bad input: line 2: a session needs a \"messages\" array\n"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(srv.requests().is_empty());
+}
+
+/// `--format` is honoured by `--batch` and by `eval`, not only by a single review.
+#[test]
+fn batch_and_eval_print_in_the_format_asked_for() {
+    let srv = server(vec![Reply::text("Nothing to save."); 2]);
+    let home = home_for(&srv, "");
+    let out = review(home.path())
+        .args(["--batch", "-j", "1", "--format", "text"])
+        .write_stdin(exported_sessions(2))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "s00: 💾 Self-improvement review: nothing saved\n\
+         s01: 💾 Self-improvement review: nothing saved\n\
+         2 session(s): 2 reviewed, 0 skipped, 0 failed; 0 write(s), 2 request(s)\n"
+    );
+
+    let eval = |format: &str| {
+        let home = support::TempHome::new();
+        let out = review(home.path())
+            .env("HERMES_NOW", "2026-12-01T09:00:00Z")
+            .args(["eval", "--format", format, "--replay"])
+            .arg(support::testdata("review-eval/cassette.jsonl"))
+            .arg(support::testdata("review-eval/cases.jsonl"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = eval("text");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 33 + 5);
+    assert_eq!(
+        lines[33..],
+        [
+            "eval-model: 30 of 33 right (accuracy 0.909), 0 failed, 1 duplicate(s), 1 forbidden save(s)",
+            "  memory: precision 0.875, recall 0.875",
+            "  nothing: precision 0.917, recall 0.846",
+            "  skill_create: precision 0.833, recall 1.000",
+            "  skill_patch: precision 1.000, recall 1.000"
+        ]
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains(": wrong: ")).count(), 3);
+    let json: Value = serde_json::from_str(&eval("json")).unwrap();
+    assert_eq!(json.as_array().map(Vec::len), Some(34));
+    assert_eq!(json[33]["accuracy"], 0.909);
+}

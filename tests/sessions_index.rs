@@ -341,7 +341,9 @@ fn a_bad_line_stops_the_run_and_leaves_no_partial_batch() {
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(
-        stderr.starts_with("hermes-index: error: line 3: invalid JSON: key must be a string"),
+        stderr.starts_with(
+            "hermes-index: error: line 3: invalid JSON at column 2: key must be a string"
+        ),
         "{stderr}"
     );
     assert!(out.get_output().stdout.is_empty());

@@ -482,7 +482,7 @@ fn scan_is_on_by_default_and_refuses_a_dangerous_write() {
 }
 
 #[test]
-fn apply_names_bad_lines() {
+fn apply_names_bad_lines_and_writes_nothing_for_a_batch_with_one() {
     let home = TempHome::new();
     home.write("config.yaml", NO_SCAN);
     let create = json!({"action": "create", "name": "ok", "content": skill_md("ok", "Ok.")});
@@ -495,8 +495,11 @@ fn apply_names_bad_lines() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "hermes-skills: error: line 2: invalid JSON: expected ident at line 1 column 2\n"
+        "hermes-skills: error: line 2: invalid JSON at column 2: expected ident\n"
     );
+    // The good first line is not applied either: the batch is all or nothing.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(!home.path().join("skills/ok").exists());
     let out = bin("hermes-skills", home.path())
         .args(["apply", "--format", "jsonl", "--keep-going"])
         .write_stdin(input.replace("\"ok\"", "\"ok2\""))
@@ -508,10 +511,10 @@ fn apply_names_bad_lines() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 1);
     assert_eq!(
-        lines[1],
-        json!({"success": false, "error": "skill_manage arguments must be a JSON object."})
+        String::from_utf8_lossy(&out.stderr),
+        "hermes-skills: warning: line 2: invalid JSON at column 2: expected ident\nhermes-skills: warning: line 3: expected a JSON object of skill tool arguments\n"
     );
     assert!(home.path().join("skills/ok2/SKILL.md").exists());
 }

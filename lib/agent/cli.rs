@@ -3,7 +3,7 @@
 //! (`--input-format jsonl`, with approvals as Claude Code's `control_request`), and a plain
 //! line-by-line session at a terminal. The binary parses flags and calls [`run`].
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +20,7 @@ use super::settings::AgentSettings;
 use super::turn::{TurnOutcome, title_from};
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
+use crate::io::jsonl;
 use crate::llm::connect::{self, ConnectOptions};
 use crate::llm::endpoint::Overrides;
 use crate::llm::{Client, Delta, LlmError, RetryPolicy, Transport};
@@ -59,6 +60,8 @@ pub struct ChatOptions {
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_TURN_FAILED: u8 = 1;
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// A bad line of `--input-format jsonl` (what comes before it has run).
+pub const EXIT_BAD_INPUT: u8 = 2;
 
 const BIN: &str = "hermes-chat";
 
@@ -182,12 +185,15 @@ pub fn run(options: ChatOptions) -> anyhow::Result<u8> {
 
 fn read_prompt(prompt: &str) -> anyhow::Result<String> {
     if prompt != "-" {
+        jsonl::check_message(prompt, "the prompt").map_err(anyhow::Error::msg)?;
         return Ok(prompt.to_string());
     }
     crate::io::jsonl::announce_stdin(BIN, "the prompt", None);
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+    // No message of MAX_MESSAGE_CHARS takes more than four bytes a character.
+    let most = 4 * jsonl::MAX_MESSAGE_CHARS;
+    let text = jsonl::read_text(std::io::stdin().lock(), jsonl::MAX_LINE_BYTES, most)
         .context("cannot read the prompt from stdin")?;
+    jsonl::check_message(&text, "the prompt").map_err(anyhow::Error::msg)?;
     Ok(text)
 }
 
@@ -510,7 +516,7 @@ pub(super) struct JsonEvents {
     deltas: bool,
     /// Approvals are asked over stdin (`--input-format jsonl`).
     ask_on_stdin: bool,
-    stdin_lines: Option<std::io::Lines<std::io::StdinLock<'static>>>,
+    stdin_lines: Option<jsonl::Lines<std::io::StdinLock<'static>>>,
     pending_turns: Vec<String>,
 }
 
@@ -566,7 +572,7 @@ impl Observer for JsonEvents {
             return Decision::Deny;
         };
         for line in lines.by_ref() {
-            let Ok(line) = line else {
+            let Ok((_, line)) = line else {
                 return Decision::Deny;
             };
             let Ok(value) = serde_json::from_str::<Value>(&line) else {
@@ -615,6 +621,34 @@ fn turn_text(value: &Value) -> Option<String> {
     ))
 }
 
+/// The turn on stdin line `number` of `--input-format jsonl`: its text, `None` for an
+/// object that is not a user turn (skipped, as other stream-json messages are), or what is
+/// wrong with the line (not JSON, not an object, a message above the limit).
+fn stdin_turn(number: usize, line: &str) -> Result<Option<String>, String> {
+    let value: Value = serde_json::from_str(line.trim())
+        .map_err(|e| format!("line {number}: {}", jsonl::json_error(&e)))?;
+    if !value.is_object() {
+        return Err(format!(
+            "line {number}: expected a JSON object (a user turn or a control_response)"
+        ));
+    }
+    let Some(text) = turn_text(&value) else {
+        return Ok(None);
+    };
+    jsonl::check_message(&text, &format!("line {number}"))?;
+    Ok(Some(text))
+}
+
+/// A bad line of `--input-format jsonl` ends the input: an `error` event and a note on
+/// stderr name it, nothing of it is stored, and the exit code is 2 (bad input); the turns
+/// before it stay as they ran.
+fn bad_input_line(events: &JsonEvents, what: &str) -> u8 {
+    let message = format!("stdin {what}; the lines after it were not read");
+    events.emit(&json!({"type": "error", "message": message}));
+    eprintln!("{BIN}: error: {message}");
+    EXIT_BAD_INPUT
+}
+
 fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
     let mut events = JsonEvents {
         deltas: options.stream_deltas,
@@ -634,7 +668,7 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
         code = json_turn(agent, options, &mut events, &prompt, 1)?;
     } else if options.input_jsonl {
         crate::io::jsonl::announce_stdin(BIN, "turns and approvals (JSONL)", None);
-        events.stdin_lines = Some(std::io::stdin().lock().lines());
+        events.stdin_lines = Some(jsonl::Lines::new(std::io::stdin().lock()));
         let mut n = 0;
         loop {
             let next = if events.pending_turns.is_empty() {
@@ -643,22 +677,22 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
                 };
                 match lines.next() {
                     None => break,
-                    Some(Err(e)) => return Err(anyhow::Error::new(e).context("cannot read stdin")),
-                    Some(Ok(line)) if line.trim().is_empty() => continue,
-                    Some(Ok(line)) => {
-                        let value: Value = match serde_json::from_str(&line) {
-                            Ok(v) => v,
-                            Err(e) => {
-                                events.emit(&json!({"type": "error", "message": format!("stdin: not JSON: {e}")}));
-                                code = EXIT_TURN_FAILED;
-                                continue;
-                            }
-                        };
-                        match turn_text(&value) {
-                            Some(t) => t,
-                            None => continue,
-                        }
+                    Some(Err(jsonl::JsonlError::Io(e))) => {
+                        return Err(anyhow::Error::new(e).context("cannot read stdin"));
                     }
+                    Some(Err(bad)) => {
+                        code = bad_input_line(&events, &bad.to_string());
+                        break;
+                    }
+                    Some(Ok((_, line))) if line.trim().is_empty() => continue,
+                    Some(Ok((number, line))) => match stdin_turn(number, &line) {
+                        Ok(Some(text)) => text,
+                        Ok(None) => continue,
+                        Err(bad) => {
+                            code = bad_input_line(&events, &bad);
+                            break;
+                        }
+                    },
                 }
             } else {
                 events.pending_turns.remove(0)

@@ -91,7 +91,7 @@ impl Store {
 
     /// Opens another profile's store read-only, as upstream opens it.
     pub fn open_read_only(path: &Path) -> sessions::Result<Store> {
-        let db = Db::open_with(path, Access::ReadOnly, SEARCH_RETRY)?;
+        let db = Db::open_for_reading(path, SEARCH_RETRY)?;
         let lag = sessions::cjk_index::lag(db.conn())
             .map_err(|e| db.err("reading the CJK index state", e))?;
         Store::with(db, lag)

@@ -18,6 +18,7 @@ use crate::agent::Clock;
 use crate::home::{Config, Home};
 use crate::io::exit::Hinted;
 use crate::io::format::Format;
+use crate::io::jsonl;
 use crate::llm::Transport;
 use crate::llm::cassette::{Recorder, Replayer};
 use crate::llm::endpoint::{self, Endpoint, Env, Overrides};
@@ -58,14 +59,17 @@ pub fn run(mut options: ReviewOptions) -> anyhow::Result<u8> {
     let home = Home::resolve(options.home.as_deref())?;
     let config = Config::load(&home)?;
     if let Some(path) = &options.eval {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let file = std::io::BufReader::new(file);
+        let text = jsonl::read_text(file, jsonl::MAX_SESSION_LINE_BYTES, usize::MAX)
+            .with_context(|| format!("bad case: {}", path.display()))?;
         let cases = super::eval::parse_cases(&text)?;
         let (setup, source, _) = prepare(&options, home, config, true)?;
-        let mut out = crate::io::output::Output::stdout();
-        let mut emit = |record: &Value| out.jsonl(record);
+        let mut printer = Printer::new(options.format);
+        let mut emit = |record: &Value| printer.emit(record);
         let summary = super::eval::run(&setup, &cases, &mut || source.make_one(), &mut emit)?;
-        out.finish()?;
+        printer.finish()?;
         return Ok(eval_exit(&summary));
     }
     let text = read_input(options.input.as_deref())?;
@@ -136,7 +140,7 @@ fn read_sessions(text: &str) -> anyhow::Result<Vec<Conversation>> {
             continue;
         }
         let value: Value = serde_json::from_str(line)
-            .map_err(|e| anyhow::anyhow!("bad input: line {}: not JSON: {e}", i + 1))?;
+            .map_err(|e| anyhow::anyhow!("bad input: line {}: {}", i + 1, jsonl::json_error(&e)))?;
         out.push(input::session(i + 1, &value).map_err(|e| anyhow::anyhow!("bad input: {e}"))?);
     }
     Ok(out)
@@ -154,8 +158,8 @@ fn run_batch(
             "a cassette is read in order: reviewing one session at a time",
         );
     }
-    let mut out = crate::io::output::Output::stdout();
-    let mut emit = |record: &Value| out.jsonl(record);
+    let mut printer = Printer::new(options.format);
+    let mut emit = |record: &Value| printer.emit(record);
     let totals = batch::run(
         setup,
         sessions,
@@ -164,8 +168,8 @@ fn run_batch(
         options.again,
         &mut emit,
     )?;
-    out.jsonl(&totals.record())?;
-    out.finish()?;
+    printer.emit(&totals.record())?;
+    printer.finish()?;
     if totals.failed > 0 {
         eprintln!(
             "{BIN}: {} of {} review(s) failed; run the batch again to retry them",
@@ -185,18 +189,28 @@ fn reviews_one_at_a_time(source: &Source, jobs: usize) -> bool {
 fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<String> {
     let text = match path.filter(|p| p.as_os_str() != "-") {
         Some(p) => {
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?
+            let file =
+                std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+            // A line may hold a whole exported session (--batch).
+            jsonl::read_text(
+                std::io::BufReader::new(file),
+                jsonl::MAX_SESSION_LINE_BYTES,
+                usize::MAX,
+            )
+            .with_context(|| format!("bad input: {}", p.display()))?
         }
         None => {
-            crate::io::jsonl::announce_stdin(
+            jsonl::announce_stdin(
                 "hermes-review",
                 "a conversation, or sessions with --batch (JSONL)",
                 None,
             );
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .context("cannot read the conversation from stdin")?;
-            text
+            jsonl::read_text(
+                std::io::stdin().lock(),
+                jsonl::MAX_SESSION_LINE_BYTES,
+                usize::MAX,
+            )
+            .context("bad input: stdin")?
         }
     };
     Ok(text)
@@ -347,8 +361,8 @@ fn prepare(
 }
 
 fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Result<u8> {
-    let mut out = crate::io::output::Output::stdout();
     if setup.dry_run {
+        let mut out = crate::io::output::Output::stdout();
         match &report.request {
             Some(body) => out.json(body)?,
             None => anyhow::bail!("the review built no request"),
@@ -356,22 +370,11 @@ fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Res
         out.finish()?;
         return Ok(0);
     }
-    match Format::resolve(options.format) {
-        Format::Jsonl => {
-            for record in &report.records {
-                out.jsonl(record)?;
-            }
-        }
-        Format::Json => out.json(&Value::Array(report.records.clone()))?,
-        Format::Text => {
-            for record in &report.records {
-                if let Some(text) = text_line(record) {
-                    out.line(&text)?;
-                }
-            }
-        }
+    let mut printer = Printer::new(options.format);
+    for record in &report.records {
+        printer.emit(record)?;
     }
-    out.finish()?;
+    printer.finish()?;
     if let Some(failure) = &report.failure {
         eprintln!("{BIN}: review failed: {failure}");
         return Ok(1);
@@ -379,9 +382,60 @@ fn print(options: &ReviewOptions, setup: &Setup, report: &Report) -> anyhow::Res
     Ok(0)
 }
 
-/// A record for a person: what each call did, then the summary line.
+/// Records out in the format asked for: JSONL as they come, JSON as one array at the end,
+/// text a line each for a person (the review's, a batch's and eval's records alike).
+struct Printer {
+    out: crate::io::output::Output,
+    format: Format,
+    collected: Vec<Value>,
+}
+
+impl Printer {
+    fn new(format: Option<Format>) -> Printer {
+        Printer {
+            out: crate::io::output::Output::stdout(),
+            format: Format::resolve(format),
+            collected: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, record: &Value) -> std::io::Result<()> {
+        match self.format {
+            Format::Jsonl => self.out.jsonl(record),
+            Format::Json => {
+                self.collected.push(record.clone());
+                Ok(())
+            }
+            Format::Text => match text_line(record) {
+                Some(text) => self.out.line(&text),
+                None => Ok(()),
+            },
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        if self.format == Format::Json {
+            self.out.json(&self.collected)?;
+        }
+        self.out.finish()
+    }
+}
+
+/// A record for a person: what each call did, then the summary line; in a batch, each
+/// prefixed with its session, then the totals; in eval, each case and the scores.
 fn text_line(record: &Value) -> Option<String> {
+    let line = record_text(record)?;
+    Some(match record.get("session").and_then(Value::as_str) {
+        Some(session) => {
+            crate::io::sanitize::for_terminal(&format!("{session}: {line}")).into_owned()
+        }
+        None => line,
+    })
+}
+
+fn record_text(record: &Value) -> Option<String> {
     let field = |k: &str| record.get(k).and_then(Value::as_str).unwrap_or("");
+    let number = |k: &str| record.get(k).and_then(Value::as_u64).unwrap_or(0);
     let args = record.get("arguments").cloned().unwrap_or(Value::Null);
     let what = [
         args.get("action").and_then(Value::as_str),
@@ -420,6 +474,67 @@ fn text_line(record: &Value) -> Option<String> {
                 .unwrap_or("💾 Self-improvement review: nothing saved")
                 .to_string(),
         ),
+        "batch" => Some(format!(
+            "{} session(s): {} reviewed, {} skipped, {} failed; {} write(s), {} request(s)",
+            number("sessions"),
+            number("reviewed"),
+            number("skipped"),
+            number("failed"),
+            number("writes"),
+            number("requests")
+        )),
+        "case" => {
+            let got = record
+                .get("got")
+                .and_then(Value::as_array)
+                .map(|g| {
+                    g.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            let verdict = if record.get("ok") == Some(&Value::Bool(true)) {
+                "right"
+            } else {
+                "wrong"
+            };
+            let mut line = format!(
+                "{}: {verdict}: expected {}, got {got}",
+                field("id"),
+                field("expected")
+            );
+            if let Some(error) = record.get("error").and_then(Value::as_str) {
+                line.push_str(&format!(" (failed: {error})"));
+            }
+            Some(crate::io::sanitize::for_terminal(&line).into_owned())
+        }
+        "eval" => {
+            let score = |v: Option<&Value>| match v.and_then(Value::as_f64) {
+                Some(x) => format!("{x:.3}"),
+                None => "-".to_string(),
+            };
+            let mut line = format!(
+                "{}: {} of {} right (accuracy {}), {} failed, {} duplicate(s), {} forbidden save(s)",
+                field("model"),
+                number("correct"),
+                number("cases"),
+                score(record.get("accuracy")),
+                number("failed"),
+                number("duplicates_proposed"),
+                number("forbidden_saves")
+            );
+            if let Some(classes) = record.get("classes").and_then(Value::as_object) {
+                for (class, c) in classes {
+                    line.push_str(&format!(
+                        "\n  {class}: precision {}, recall {}",
+                        score(c.get("precision")),
+                        score(c.get("recall"))
+                    ));
+                }
+            }
+            Some(crate::io::sanitize::for_terminal(&line).into_owned())
+        }
         _ => None,
     }
 }
@@ -687,6 +802,43 @@ mod tests {
     }
 
     #[test]
+    fn batch_and_eval_records_read_as_a_line_for_a_person() {
+        let summary = serde_json::json!({"type": "summary", "session": "s1",
+            "line": "💾 Self-improvement review: nothing saved"});
+        assert_eq!(
+            text_line(&summary).as_deref(),
+            Some("s1: 💾 Self-improvement review: nothing saved")
+        );
+        let totals = serde_json::json!({"type": "batch", "sessions": 3, "reviewed": 2,
+            "skipped": 1, "failed": 0, "writes": 4, "requests": 5, "bytes_sent": 9});
+        assert_eq!(
+            text_line(&totals).as_deref(),
+            Some("3 session(s): 2 reviewed, 1 skipped, 0 failed; 4 write(s), 5 request(s)")
+        );
+        let case = serde_json::json!({"type": "case", "id": "x", "expected": "memory",
+            "got": ["nothing"], "ok": false, "error": "HTTP 500"});
+        assert_eq!(
+            text_line(&case).as_deref(),
+            Some("x: wrong: expected memory, got nothing (failed: HTTP 500)")
+        );
+        let right = serde_json::json!({"type": "case", "id": "y", "expected": "memory",
+            "got": ["memory", "skill_patch"], "ok": true, "error": null});
+        assert_eq!(
+            text_line(&right).as_deref(),
+            Some("y: right: expected memory, got memory, skill_patch")
+        );
+        let eval = serde_json::json!({"type": "eval", "model": "m", "cases": 2, "correct": 1,
+            "accuracy": 0.5, "failed": 1, "duplicates_proposed": 0, "forbidden_saves": 0,
+            "classes": {"memory": {"precision": null, "recall": 1.0}}});
+        assert_eq!(
+            text_line(&eval).as_deref(),
+            Some(
+                "m: 1 of 2 right (accuracy 0.500), 1 failed, 0 duplicate(s), 0 forbidden save(s)\n  memory: precision -, recall 1.000"
+            )
+        );
+    }
+
+    #[test]
     fn printing_a_review_exits_1_when_it_failed() {
         let dir = tempfile::tempdir().expect("tempdir");
         let setup = crate::review::run::tests::setup(dir.path());
@@ -765,9 +917,9 @@ mod tests {
         let Err(e) = read_sessions("{oops\n") else {
             panic!("refused")
         };
-        assert!(
-            e.to_string().starts_with("bad input: line 1: not JSON: "),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "bad input: line 1: invalid JSON at column 2: key must be a string"
         );
     }
 }

@@ -51,7 +51,8 @@ pub fn parse_cases(text: &str) -> anyhow::Result<Vec<Case>> {
             continue;
         }
         let bad = |why: String| anyhow::anyhow!("bad case: line {}: {why}", i + 1);
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| bad(crate::io::jsonl::json_error(&e)))?;
         // `InputError` reads "line N: why".
         let conversation =
             input::session(i + 1, &v).map_err(|e| anyhow::anyhow!("bad case: {e}"))?;
@@ -263,7 +264,10 @@ pub fn run(
             })
             .collect();
         let (got, on_subject) = classify(&actions, case);
-        for class in CLASSES {
+        // A review that failed decided nothing: it is not right (even where writing nothing
+        // was), and it is left out of the per-class counts, which score decisions.
+        let answered = report.failure.is_none();
+        for class in CLASSES.into_iter().filter(|_| answered) {
             let c = counts.entry(class).or_default();
             let predicted = got.contains(&class);
             let expected = case.class == class;
@@ -278,7 +282,7 @@ pub fn run(
                 (false, false) => {}
             }
         }
-        let ok = got == [case.class.as_str()] && on_subject;
+        let ok = answered && got == [case.class.as_str()] && on_subject;
         let d = duplicates(&actions, case);
         let forbidden_save = case.forbidden && !got.contains(&"nothing");
         correct += u32::from(ok);
@@ -358,6 +362,31 @@ mod tests {
         (summary, records)
     }
 
+    /// Issue 42: with every review failing, the cases were "ok" where nothing was expected
+    /// and the accuracy 0.394.
+    #[test]
+    fn a_failed_review_is_not_a_right_answer_nor_a_decision() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let Ok(cases) = parse_cases(CASES) else {
+            panic!("the cases parse")
+        };
+        let (summary, records) = evaluate(dir.path(), &cases, vec![]);
+        let oks: Vec<&Value> = records[..5].iter().map(|r| &r["ok"]).collect();
+        assert_eq!(oks, [&json!(false); 5]);
+        assert!(
+            records[..5].iter().all(|r| r["error"].is_string()),
+            "{records:?}"
+        );
+        let zero = json!({"precision": null, "recall": null, "tp": 0, "fp": 0, "fn": 0});
+        assert_eq!(
+            summary,
+            json!({"type": "eval", "model": "m1", "cases": 5, "correct": 0, "accuracy": 0.0,
+                "classes": {"memory": zero, "nothing": zero, "skill_create": zero,
+                    "skill_patch": zero},
+                "duplicates_proposed": 0, "forbidden_saves": 0, "failed": 5})
+        );
+    }
+
     #[test]
     fn cases_are_scored_per_class_with_duplicates_and_forbidden_saves() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -421,9 +450,9 @@ mod tests {
         let Err(e) = parse_cases("nope\n") else {
             panic!("refused")
         };
-        assert!(
-            e.to_string().starts_with("bad case: line 1: not JSON: "),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "bad case: line 1: invalid JSON at column 2: expected ident"
         );
     }
 
@@ -500,11 +529,12 @@ mod tests {
                 ),
                 // Of two batched adds, the one that repeats a held entry is a duplicate.
                 case("batched", "nothing", "memory", false, 1, Value::Null),
+                // A failed review is not right, though it wrote nothing.
                 case(
                     "line-4",
                     "nothing",
                     "nothing",
-                    true,
+                    false,
                     0,
                     json!(
                         "the endpoint sent something that is not a chat completion: script ended"
@@ -514,10 +544,10 @@ mod tests {
         );
         assert_eq!(
             summary,
-            json!({"type": "eval", "model": "m1", "cases": 4, "correct": 2, "accuracy": 0.5,
+            json!({"type": "eval", "model": "m1", "cases": 4, "correct": 1, "accuracy": 0.25,
                 "classes": {
                     "memory": {"precision": 0.0, "recall": null, "tp": 0, "fp": 1, "fn": 0},
-                    "nothing": {"precision": 1.0, "recall": 0.5, "tp": 1, "fp": 0, "fn": 1},
+                    "nothing": {"precision": null, "recall": 0.0, "tp": 0, "fp": 0, "fn": 1},
                     "skill_create": {"precision": null, "recall": null, "tp": 0, "fp": 0, "fn": 0},
                     "skill_patch": {"precision": 0.5, "recall": 0.5, "tp": 1, "fp": 1, "fn": 1}},
                 "duplicates_proposed": 1, "forbidden_saves": 0, "failed": 1})

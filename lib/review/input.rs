@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Result<Conversation, InputError> {
         }
         let value: Value = serde_json::from_str(line).map_err(|e| InputError {
             line: i + 1,
-            reason: format!("not JSON: {e}"),
+            reason: crate::io::jsonl::json_error(&e),
         })?;
         values.push((i + 1, value));
     }

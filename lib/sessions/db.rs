@@ -66,6 +66,27 @@ impl std::fmt::Debug for Db {
     }
 }
 
+/// Whether `path`'s `-wal` file holds pages (then an immutable read would miss them).
+fn has_pending_wal(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
+}
+
+/// A path as the path part of an SQLite `file:` URI: `%`, `?` and `#` escaped.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 impl Db {
     /// Opens an existing store without changing its schema. Fails with [`Error::Missing`]
     /// when there is no file, [`Error::Corrupt`] when it is not a readable SQLite database
@@ -88,6 +109,49 @@ impl Db {
                 });
             }
         }
+        Ok(db)
+    }
+
+    /// Opens an existing store read-only, also where SQLite cannot open it so: a WAL-mode
+    /// file in a directory nobody may write, with no `-shm` file beside it (SQLite must then
+    /// create one even to read). There the file is read as immutable (no locks, no shared
+    /// memory), which is right only while no `-wal` holds pages not yet in the file: with a
+    /// non-empty `-wal` the read-only error stands.
+    pub fn open_for_reading(path: &Path, retry: RetryPolicy) -> Result<Db> {
+        match Db::open_with(path, Access::ReadOnly, retry) {
+            Err(Error::ReadOnly { .. }) if !has_pending_wal(path) => {
+                let db = Db::connect_immutable(path, retry)?;
+                for table in ["sessions", "messages"] {
+                    if !db.has_table(table)? {
+                        return Err(Error::NotSessionStore {
+                            path: path.to_path_buf(),
+                            table,
+                        });
+                    }
+                }
+                Ok(db)
+            }
+            other => other,
+        }
+    }
+
+    fn connect_immutable(path: &Path, retry: RetryPolicy) -> Result<Db> {
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&uri, flags)
+            .map_err(|e| Error::sql(path, format!("cannot open {}", path.display()), e))?;
+        let db = Db {
+            conn,
+            path: path.to_path_buf(),
+            access: Access::ReadOnly,
+            retry,
+            jitter: Jitter::seeded(),
+        };
+        db.conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+            .map_err(|e| db.err("reading the schema", e))?;
         Ok(db)
     }
 
@@ -362,6 +426,34 @@ impl Jitter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_immutable_read_escapes_the_uri_and_sees_the_rows() {
+        assert_eq!(uri_path(Path::new("/a b/c?d#e%f")), "/a b/c%3fd%23e%25f");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("odd?#%name.db");
+        let mut db = Db::create(&path, RetryPolicy::default()).expect("create");
+        super::super::migrate::ensure_schema(&mut db).expect("schema");
+        db.conn()
+            .execute(
+                "INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1)",
+                [],
+            )
+            .expect("insert");
+        drop(db);
+        assert!(!has_pending_wal(&path));
+        let db = Db::connect_immutable(&path, RetryPolicy::default()).expect("immutable");
+        let id: String = db
+            .conn()
+            .query_row("SELECT id FROM sessions", [], |r| r.get(0))
+            .expect("row");
+        assert_eq!(id, "s1");
+        assert_eq!(db.access(), Access::ReadOnly);
+        let mut wal = path.clone().into_os_string();
+        wal.push("-wal");
+        std::fs::write(&wal, b"pages").expect("wal");
+        assert!(has_pending_wal(&path));
+    }
 
     #[test]
     fn jitter_stays_in_range() {

@@ -33,7 +33,7 @@ use super::db::Db;
 use super::error::{Error, Result};
 use super::record::{Columns, Item, MessageRow, parse_line};
 use super::{cjk_index, fts, schema};
-use crate::io::jsonl::{JsonlError, Records};
+use crate::io::jsonl::{JsonlError, MAX_SESSION_LINE_BYTES, Records};
 
 /// How to ingest.
 #[derive(Debug, Clone, Copy)]
@@ -186,7 +186,7 @@ fn parse(
     let mut batch: Vec<Item> = Vec::new();
     let mut clock = options.now;
     let mut messages = 0usize;
-    for record in Records::new(reader) {
+    for record in Records::with_max(reader, MAX_SESSION_LINE_BYTES) {
         let item = match record {
             Ok(record) => {
                 parse_line(record.line, record.value, columns).map_err(|m| (record.line, m))
@@ -964,7 +964,7 @@ mod tests {
                 warnings,
                 [
                     "line 3: expected a JSON object (a session with `messages`, or a message) (skipped)",
-                    "line 5: invalid JSON: EOF while parsing an object at line 1 column 1 (skipped)",
+                    "line 5: invalid JSON at column 1: EOF while parsing an object (skipped)",
                 ]
             );
         }

@@ -74,7 +74,7 @@ pub struct Opened {
 pub fn open_for_search(path: &Path, retry: RetryPolicy) -> Result<Opened> {
     let mut db = match Db::open_with(path, Access::ReadWrite, retry) {
         Ok(db) => db,
-        Err(Error::ReadOnly { .. }) => Db::open_with(path, Access::ReadOnly, retry)?,
+        Err(Error::ReadOnly { .. }) => Db::open_for_reading(path, retry)?,
         Err(e) => return Err(e),
     };
     let (caught_up, catch_up_error) = if db.access() == Access::ReadWrite {

@@ -15,7 +15,7 @@ use super::prompt::{self, PromptOptions};
 use super::write_scan::WriteScanner;
 use crate::io::exit::Exit;
 use crate::io::format::Format;
-use crate::io::jsonl::Records;
+use crate::io::jsonl::read_batch;
 use crate::io::output::Output;
 use crate::io::pyjson::tool_result;
 use crate::io::sanitize::for_terminal;
@@ -295,20 +295,15 @@ pub fn apply(
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let (out, format, bin) = (&mut *ui.out, ui.format, ui.bin);
+    // Every line is read and checked before the first call: a bad line writes nothing.
+    // A call that is refused (its result says why) does not stop the others, as in a turn.
+    let batch = read_batch(input, "skill tool arguments", keep_going, |e| {
+        crate::io::exit::warn(bin, e)
+    })?;
     let mut session = Session::new(lib, origin, scanner);
     let mut all_ok = true;
-    let mut bad_lines = false;
     let mut collected = Vec::new();
-    for record in Records::new(input) {
-        let record = match record {
-            Ok(r) => r,
-            Err(e) if keep_going && e.is_bad_line() => {
-                crate::io::exit::warn(bin, &e);
-                bad_lines = true;
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
+    for record in batch.records {
         let result = match record.value.get("tool").and_then(Json::as_str) {
             Some("skill_view") => {
                 let name = record
@@ -358,7 +353,7 @@ pub fn apply(
     if format == Format::Json {
         out.json(&collected)?;
     }
-    Ok(if bad_lines {
+    Ok(if batch.bad_lines > 0 {
         Exit::PartialFailure
     } else if all_ok {
         Exit::Success

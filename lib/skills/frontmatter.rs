@@ -210,9 +210,12 @@ fn plain_name(yaml: &str) -> Option<Option<String>> {
 }
 
 /// Characters YAML reads as printable text, without the ones that are line breaks in
-/// YAML 1.1 (NEL, the line and paragraph separators) or a byte-order mark.
+/// YAML 1.1 (NEL, the line and paragraph separators) or a byte-order mark, and without the
+/// tab: where a tab may stand depends on the column it falls in (in a block scalar's first
+/// line it made the YAML path fail and Hermes fall back to its line parser, which keeps
+/// quotes), so any tab leaves the YAML to the parser.
 fn is_plain_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}' | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+    matches!(c, '\n' | '\r' | ' '..='~' | '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}' | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// A top-level `key: value` (or `key:`) line with a plain key.
@@ -590,6 +593,7 @@ mod tests {
             "name: demo\nmetadata:\n  - item:\n      name: x",
             "metadata:\n  a:\n    b:\n      c: 'd: e'\nname: deep",
             "metadata:\n  a:\n    b: \"x\ny\"\nname: deep",
+            "name: demo\ndescription: |\n \t tab after the indent\n  more",
             "",
         ];
         for yaml in yamls {
@@ -629,6 +633,26 @@ mod tests {
             plain_name("name: demo\nrequires:\n  mcp:\n   - rube\n  - x"),
             None
         );
+    }
+
+    /// Issue 42's frontmatter: a tab after the indent of a folded scalar's first line sends
+    /// Hermes to its line parser, which keeps the quotes around the name; the shortcut must
+    /// not read the name as YAML would.
+    #[test]
+    fn a_tab_in_a_block_scalar_leaves_the_name_to_the_parser() {
+        let text = "---\nname: \"migrate\"\ndescription: >-\n \t Migrate from Cypress or \
+                    Selenium to Playwright. Use when user mentions\n  \"cypress\", \"selenium\", \
+                    \"migrate tests\", \"convert tests\", \"switch to\n  playwright\", \"move from \
+                    cypress\", or \"replace selenium\".\n---\nbody\n";
+        let parsed = parse(text);
+        assert!(
+            matches!(parsed.status, Status::Invalid(_)),
+            "{:?}",
+            parsed.status
+        );
+        assert_eq!(parsed.name(), Some("\"migrate\""));
+        assert_eq!(name(text).as_deref(), Some("\"migrate\""));
+        assert_eq!(plain_name(fences(text).expect("fences").yaml), None);
     }
 
     /// Nested blocks of every shape the shortcut reads, and of shapes next to them that it
