@@ -3,7 +3,12 @@
 //!   a disk, a fork bomb, shutting down) are refused whatever the flags say;
 //! - flagged commands: the same rule engine that scans skills (lib/guard) reads the command
 //!   as a shell script; a finding of high or critical severity (or a user `approvals.deny`
-//!   glob) flags it, and `--approvals ask|deny|allow` decides.
+//!   glob) flags it, and `--approvals ask|deny|allow|untrusted` decides.
+//!
+//! Both layers see the raw text AND every simple command as the shell will run it
+//! ([`crate::guard::shell`]): `'rm' -rf ~`, `rm${IFS}-rf${IFS}~` and `echo ~ | xargs rm -rf`
+//! all reach the floor as `rm -rf ~`. What the shell reading cannot settle before the command
+//! runs (a command name computed at run time, a script piped into `sh`) is flagged on its own.
 //!
 //! One engine answers "is this dangerous" for skills and commands alike, so a pattern taught
 //! to the scanner protects the terminal too.
@@ -14,6 +19,7 @@ use regex::Regex;
 
 use crate::guard::rule::Severity;
 use crate::guard::scan::{BundleFile, ScanOptions, scan_bundle};
+use crate::guard::shell::{self, Reading};
 
 /// Why a command is held back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,13 +92,21 @@ static FLOOR: LazyLock<Vec<Floor>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The hard-floor check alone.
+/// The hard-floor check alone: the raw text, then each command as the shell will run it.
 pub fn hardline(command: &str) -> Option<&'static str> {
-    let normalized = normalize(command);
-    FLOOR
-        .iter()
-        .find(|f| f.pattern.is_match(&normalized))
-        .map(|f| f.description)
+    let reading = shell::read(command);
+    floor(command, &reading.lines())
+}
+
+fn floor(command: &str, lines: &[String]) -> Option<&'static str> {
+    std::iter::once(normalize(command))
+        .chain(lines.iter().cloned())
+        .find_map(|text| {
+            FLOOR
+                .iter()
+                .find(|f| f.pattern.is_match(&text))
+                .map(|f| f.description)
+        })
 }
 
 /// Collapses the disguises a shell ignores: backslash-escaped letters (`r\m`), empty quotes
@@ -112,24 +126,54 @@ fn normalize(command: &str) -> String {
     out
 }
 
-/// Every check, in Hermes's order: floor, deny globs, the allowlist, then the rules.
+/// Every check, in Hermes's order: floor, deny globs, the allowlist, then the rules; last,
+/// what the shell reading could not settle.
 pub fn check(command: &str, deny_globs: &[String], allowlist: &[String]) -> Check {
-    if let Some(description) = hardline(command) {
+    let reading = shell::read(command);
+    let lines = reading.lines();
+    if let Some(description) = floor(command, &lines) {
         return Check::Hardline {
             description: description.to_string(),
         };
     }
+    let texts: Vec<&str> = std::iter::once(command.trim())
+        .chain(lines.iter().map(String::as_str))
+        .collect();
     for pattern in deny_globs {
-        if glob_matches(pattern, command.trim()) {
+        if texts.iter().any(|t| glob_matches(pattern, t)) {
             return Check::Denied {
                 pattern: pattern.clone(),
             };
         }
     }
-    if allowlist.iter().any(|a| a.trim() == command.trim()) && !has_operators(command) {
+    if allowlisted(command, allowlist) {
         return Check::Clear;
     }
-    flagged(command)
+    // A line the parser read in full is scanned with its data masked, so that `echo "rm -rf
+    // ~"` is not mistaken for the deletion; one it could not is scanned as it stands.
+    let raw = if reading.complete {
+        flagged(&reading.masked(command))
+    } else {
+        flagged(command)
+    };
+    if raw != Check::Clear {
+        return raw;
+    }
+    let read = flagged_reading(command, &reading);
+    if read != Check::Clear {
+        return read;
+    }
+    reading
+        .concerns
+        .first()
+        .map_or(Check::Clear, |c| Check::Flagged {
+            rule: c.rule.to_string(),
+            description: c.description.to_string(),
+        })
+}
+
+fn allowlisted(command: &str, allowlist: &[String]) -> bool {
+    allowlist.iter().any(|a| a.trim() == command.trim()) && !has_operators(command)
 }
 
 fn has_operators(command: &str) -> bool {
@@ -151,7 +195,42 @@ fn flagged(command: &str) -> Check {
         bytes: command.as_bytes(),
         executable: true,
     };
-    let report = scan_bundle("terminal-command", &[file], &ScanOptions::default());
+    rules_verdict(&[file])
+}
+
+/// The rule engine's opinion of what the shell reading found: the commands as they will
+/// run (one a line) and each interpreter one-liner in its own language.
+fn flagged_reading(command: &str, reading: &Reading) -> Check {
+    let joined = reading.rules_lines().join("\n");
+    let names: Vec<String> = reading
+        .snippets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("scripts/snippet{i}.{}", s.language.extension()))
+        .collect();
+    let mut files: Vec<BundleFile<'_>> = Vec::new();
+    if joined.trim() != command.trim() && !joined.is_empty() {
+        files.push(BundleFile {
+            rel: "scripts/command.sh",
+            bytes: joined.as_bytes(),
+            executable: true,
+        });
+    }
+    for (snippet, rel) in reading.snippets.iter().zip(&names) {
+        files.push(BundleFile {
+            rel,
+            bytes: snippet.code.as_bytes(),
+            executable: true,
+        });
+    }
+    if files.is_empty() {
+        return Check::Clear;
+    }
+    rules_verdict(&files)
+}
+
+fn rules_verdict(files: &[BundleFile<'_>]) -> Check {
+    let report = scan_bundle("terminal-command", files, &ScanOptions::default());
     report
         .findings
         .iter()
