@@ -546,20 +546,14 @@ impl Reader {
         let mut redirects = Vec::new();
         let mut input = stdin.clone();
         let mut continuations = Vec::new();
+        let mut bodies = Vec::new();
         let mut cursor = node.walk();
         let redirect_nodes: Vec<Node<'_>> = node
             .children_by_field_name("redirect", &mut cursor)
             .collect();
         for r in redirect_nodes {
             self.redirect(r, src, depth, level + 1, &mut redirects, &mut input);
-            if r.kind() == "heredoc_redirect" {
-                let mut c = r.walk();
-                for kid in r.named_children(&mut c) {
-                    if !matches!(kid.kind(), "heredoc_start" | "heredoc_body" | "heredoc_end") {
-                        continuations.push(kid);
-                    }
-                }
-            }
+            heredoc_parts(r, &mut bodies, &mut continuations);
         }
         let body = node.child_by_field_name("body")?;
         let before = self.reading.commands.len();
@@ -577,7 +571,37 @@ impl Reader {
             }
             output
         };
-        // `cat <<EOF | sh`: the grammar nests the rest of the pipeline in the heredoc.
+        self.heredoc_tail(before, depth, level, src, bodies, continuations, output)
+    }
+
+    /// After a command with heredocs: a heredoc that `cat` only shows or saves in the
+    /// working tree is data; `cat <<EOF | sh` (the grammar nests the rest of the pipeline
+    /// in the heredoc) feeds the heredoc on.
+    #[allow(clippy::too_many_arguments)]
+    fn heredoc_tail(
+        &mut self,
+        before: usize,
+        depth: usize,
+        level: usize,
+        src: &[u8],
+        bodies: Vec<(usize, usize)>,
+        continuations: Vec<Node<'_>>,
+        output: Option<String>,
+    ) -> Option<String> {
+        let shown = self
+            .reading
+            .commands
+            .get(before..)
+            .and_then(<[_]>::last)
+            .is_some_and(|c| {
+                (c.data_only || c.program() == Some("cat"))
+                    && c.redirects
+                        .iter()
+                        .all(|r| harmless_redirect(r) || saved_inside(r))
+            });
+        if shown && depth == 0 && continuations.is_empty() && !self.feeding {
+            self.reading.data_spans.extend(bodies);
+        }
         let mut output = output;
         for next in continuations {
             let piped = match &output {
@@ -686,6 +710,8 @@ impl Reader {
         };
         let mut prefix_assignments = Vec::new();
         let mut spans = Vec::new();
+        let mut bodies = Vec::new();
+        let mut continuations = Vec::new();
         for (field, kid) in kids {
             if !kid.is_named() {
                 continue;
@@ -693,6 +719,7 @@ impl Reader {
             match (field, kid.kind()) {
                 (_, "variable_assignment") => prefix_assignments.push(kid),
                 (_, "file_redirect" | "herestring_redirect" | "heredoc_redirect") => {
+                    heredoc_parts(kid, &mut bodies, &mut continuations);
                     self.redirect(kid, src, depth, level + 1, &mut redirects, &mut input)
                 }
                 (Some("name"), _) => {
@@ -731,13 +758,17 @@ impl Reader {
         if data_only && depth == 0 {
             self.reading.data_spans.extend(spans);
         }
+        let before = self.reading.commands.len();
         self.reading.commands.push(SimpleCommand {
             words,
             run,
             redirects,
             data_only,
         });
-        output
+        if bodies.is_empty() && continuations.is_empty() {
+            return output;
+        }
+        self.heredoc_tail(before, depth, level, src, bodies, continuations, output)
     }
 
     /// The words of one argument: its value split at `$IFS`, brace-expanded.
@@ -1445,6 +1476,37 @@ fn harmless_redirect(redirect: &str) -> bool {
     )
 }
 
+/// The bodies and the pipeline continuations the grammar hangs on a heredoc redirection.
+fn heredoc_parts<'t>(
+    redirect: Node<'t>,
+    bodies: &mut Vec<(usize, usize)>,
+    continuations: &mut Vec<Node<'t>>,
+) {
+    if redirect.kind() != "heredoc_redirect" {
+        return;
+    }
+    let mut c = redirect.walk();
+    for kid in redirect.named_children(&mut c) {
+        match kid.kind() {
+            "heredoc_start" | "heredoc_end" => {}
+            "heredoc_body" => bodies.push((kid.start_byte(), kid.end_byte())),
+            _ => continuations.push(kid),
+        }
+    }
+}
+
+/// `> notes.txt`: output saved to a plain file inside the working tree.
+fn saved_inside(redirect: &str) -> bool {
+    let Some(target) = redirect
+        .strip_prefix(">>")
+        .or_else(|| redirect.strip_prefix('>'))
+        .map(str::trim)
+    else {
+        return false;
+    };
+    anchored_inside(target, false) && !target.contains(['$', '`']) && !target.starts_with(".git")
+}
+
 fn all_unknown_stdin(stdin: &Stdin, script_file: bool) -> bool {
     !script_file && *stdin == Stdin::Unknown
 }
@@ -1927,6 +1989,8 @@ static HOME_EXPR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"\$ENV\{\s*['"]?HOME['"]?\s*\}|\bos\.environ(?:\.get)?\s*[\[(]\s*['"]HOME['"]\s*[\])]"#,
         r#"|\b(?:os\.)?getenv\s*\(\s*['"]HOME['"]\s*\)|\bos\.path\.expanduser\s*\(\s*['"]~['"]\s*\)"#,
+        r#"|\brequire\(\s*['"]os['"]\s*\)\.homedir\s*\(\s*\)"#,
+        r#"|\brequire\(\s*['"]os['"]\s*\)\.homedir\s*\(\s*\)"#,
         r#"|\bPath\.home\s*\(\s*\)|\bprocess\.env\.HOME\b|\bprocess\.env\[\s*['"]HOME['"]\s*\]"#,
         r#"|\bos\.homedir\s*\(\s*\)|\bENV\[\s*['"]HOME['"]\s*\]|\bDir\.home\b"#,
         r#"|\bENVIRON\[\s*"HOME"\s*\]|\$_SERVER\[\s*['"]HOME['"]\s*\]|#\{ENV\[['"]HOME['"]\]\}"#,
