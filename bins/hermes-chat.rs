@@ -40,6 +40,8 @@ enum Approvals {
     Deny,
     /// Run flagged commands (the hard floor still refuses)
     Allow,
+    /// Ask for every command not on the known-safe list of read-only commands
+    Untrusted,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -140,6 +142,7 @@ fn main() -> ExitCode {
             Approvals::Ask => ApprovalMode::Ask,
             Approvals::Deny => ApprovalMode::Deny,
             Approvals::Allow => ApprovalMode::Allow,
+            Approvals::Untrusted => ApprovalMode::Untrusted,
         }),
         no_review: cli.no_review,
         review_wait: cli.review_wait,

@@ -21,6 +21,8 @@ use crate::guard::rule::Severity;
 use crate::guard::scan::{BundleFile, ScanOptions, scan_bundle};
 use crate::guard::shell::{self, Reading};
 
+use super::events::SessionRule;
+
 /// Why a command is held back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
@@ -313,6 +315,32 @@ fn safe_words(words: &[shell::Word]) -> bool {
                     }))
         }
         p => SAFE_PROGRAMS.contains(&p),
+    }
+}
+
+/// Whether an allow a host kept for the session covers this flagged command: the whole
+/// tool, the rule that flagged it, the exact command, or (for a command without shell
+/// operators, as Claude reads its rules) a `prefix:*` or a glob.
+pub fn session_rule_allows(rule: &SessionRule, flagged_by: &str, command: &str) -> bool {
+    let content = match rule {
+        SessionRule::Everything => return true,
+        SessionRule::Content(content) => content.trim(),
+    };
+    let command = command.trim();
+    if content == flagged_by || content == command {
+        return true;
+    }
+    if has_operators(command) {
+        return false;
+    }
+    match content.strip_suffix(":*") {
+        Some(prefix) => {
+            command == prefix
+                || command
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with(' '))
+        }
+        None => content.contains(['*', '?', '[']) && glob_matches(content, command),
     }
 }
 
