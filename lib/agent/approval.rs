@@ -841,4 +841,56 @@ mod tests {
         );
         assert_eq!(check_untrusted("rm -rf /", &[], &[]), hard(HOME_DELETE));
     }
+
+    #[test]
+    fn a_session_rule_covers_what_claude_s_rule_would() {
+        let any = SessionRule::Everything;
+        let content = |c: &str| SessionRule::Content(c.into());
+        assert!(session_rule_allows(&any, "r", "anything | sh"));
+        assert!(session_rule_allows(
+            &content("curl-pipe-shell"),
+            "curl-pipe-shell",
+            "x | sh"
+        ));
+        assert!(session_rule_allows(
+            &content("curl x | sh"),
+            "r",
+            " curl x | sh "
+        ));
+        assert!(session_rule_allows(
+            &content("npm run test:*"),
+            "r",
+            "npm run test -- -u"
+        ));
+        assert!(session_rule_allows(
+            &content("npm run test:*"),
+            "r",
+            "npm run test"
+        ));
+        assert!(!session_rule_allows(
+            &content("npm run test:*"),
+            "r",
+            "npm run tests"
+        ));
+        assert!(!session_rule_allows(
+            &content("npm run test:*"),
+            "r",
+            "npm run test && rm -rf x"
+        ));
+        assert!(session_rule_allows(
+            &content("git push *"),
+            "r",
+            "git push origin"
+        ));
+        assert!(!session_rule_allows(
+            &content("git push *"),
+            "r",
+            "git push origin; reboot"
+        ));
+        assert!(!session_rule_allows(
+            &content("git push"),
+            "r",
+            "git push origin"
+        ));
+    }
 }

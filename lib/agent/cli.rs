@@ -792,3 +792,51 @@ pub(super) fn session_line(agent: &Agent) -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_answer_is_read_in_full() {
+        let allow = host_answer(Some(&json!({"behavior": "allow",
+            "updatedInput": {"command": "echo hi"},
+            "updatedPermissions": [
+                {"type": "addRules", "behavior": "allow", "destination": "session",
+                 "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}, {"toolName": "Edit"}]},
+                {"type": "replaceRules", "behavior": "allow", "destination": "localSettings",
+                 "rules": [{"toolName": "terminal"}]},
+                {"type": "addRules", "behavior": "deny", "destination": "session",
+                 "rules": [{"toolName": "Bash", "ruleContent": "rm:*"}]},
+                {"type": "setMode", "mode": "acceptEdits", "destination": "session"}]})));
+        assert_eq!(
+            allow,
+            Answer {
+                decision: Decision::Session,
+                command: Some("echo hi".into()),
+                interrupt: false,
+                message: None,
+                session_rules: vec![
+                    SessionRule::Content("npm test:*".into()),
+                    SessionRule::Everything
+                ],
+            }
+        );
+        let deny = host_answer(Some(
+            &json!({"behavior": "deny", "message": "no", "interrupt": true}),
+        ));
+        assert_eq!(
+            (deny.decision, deny.message.as_deref(), deny.interrupt),
+            (Decision::Deny, Some("no"), true)
+        );
+        assert_eq!(
+            host_answer(Some(&json!({"behavior": "maybe"}))),
+            Decision::Deny.into()
+        );
+        assert_eq!(host_answer(None), Decision::Deny.into());
+        assert_eq!(
+            host_answer(Some(&json!({"behavior": "allow"}))),
+            Decision::Once.into()
+        );
+    }
+}

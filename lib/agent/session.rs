@@ -772,7 +772,9 @@ impl Agent {
                 }
             };
             let decision = answer.decision;
-            if decision == Decision::Session {
+            // "Always" at the terminal approves the rule; a host's allows say themselves what
+            // they cover.
+            if decision == Decision::Session && answer.session_rules.is_empty() {
                 self.approved_rules.insert(rule.clone());
             }
             if decision != Decision::Deny {
@@ -1639,6 +1641,33 @@ mod tests {
             "{note}"
         );
         assert!(results[0].get("exit_code").is_some());
+    }
+
+    #[test]
+    fn under_untrusted_only_known_safe_commands_run_unasked() {
+        let mut heard = Recorder::deciding(Decision::Deny);
+        let results = run_command(
+            "",
+            ApprovalMode::Untrusted,
+            &["echo safe", "touch made-here"],
+            &mut heard,
+            &[],
+        );
+        assert_eq!(heard.asked.len(), 1);
+        assert_eq!(heard.asked[0].command, "touch made-here");
+        assert_eq!(heard.asked[0].rule, approval::NOT_KNOWN_SAFE);
+        assert_eq!(
+            results[0],
+            json!({"output": "safe", "exit_code": 0, "error": null})
+        );
+        assert_eq!(
+            results[1]["error"],
+            json!(approval::denied_text(
+                approval::NOT_KNOWN_SAFE,
+                "not on the known-safe list of read-only commands (--approvals untrusted)",
+                true
+            ))
+        );
     }
 
     #[test]
