@@ -206,6 +206,9 @@ pub struct Reading {
     pub data_spans: Vec<(usize, usize)>,
     /// Each pipeline as the rules should read it: its stages' lines joined by ` | `.
     pub pipelines: Vec<String>,
+    /// The shell code read beyond the line itself (`bash -c` payloads, `eval`, `system(…)`,
+    /// scripts on stdin), as written.
+    pub payloads: Vec<String>,
 }
 
 impl Reading {
@@ -277,6 +280,7 @@ pub fn read(command: &str) -> Reading {
             ..Reading::default()
         },
         vars: HashMap::new(),
+        files: HashMap::new(),
         nodes: 0,
         feeding: false,
     };
@@ -311,6 +315,8 @@ struct Reader {
     reading: Reading,
     /// Variables assigned earlier on the line with a known value (arrays joined by `SEP`).
     vars: HashMap<String, String>,
+    /// Files written earlier on the line with known content (`echo … > x.sh; sh x.sh`).
+    files: HashMap<String, String>,
     nodes: usize,
     /// Inside a pipeline stage whose output feeds the next one.
     feeding: bool,
@@ -353,6 +359,9 @@ impl Reader {
         if depth > MAX_PAYLOAD_DEPTH || text.len() > MAX_INPUT_BYTES {
             self.reading.complete = false;
             return;
+        }
+        if depth > 0 && !self.reading.payloads.iter().any(|p| p == text) {
+            self.reading.payloads.push(text.to_string());
         }
         let mut parser = Parser::new();
         if parser
@@ -751,6 +760,17 @@ impl Reader {
         }
         let run = self.resolve(words.clone(), depth, &input);
         let output = known_output(&run, &input);
+        if let Some(text) = &output {
+            for r in &redirects {
+                if let Some(path) = r.strip_prefix(">>").or_else(|| r.strip_prefix('>')) {
+                    let entry = self.files.entry(path.trim().to_string()).or_default();
+                    if !r.starts_with(">>") {
+                        entry.clear();
+                    }
+                    entry.push_str(text);
+                }
+            }
+        }
         let data_only = !self.feeding
             && redirects.iter().all(|r| harmless_redirect(r))
             && words == run
@@ -931,7 +951,13 @@ impl Reader {
             "IFS" => Value::literal(SEP.to_string()),
             _ => match self.vars.get(name) {
                 Some(v) => Value {
-                    text: v.clone(),
+                    // After `IFS=_`, an expansion splits at `_`.
+                    text: match self.vars.get("IFS") {
+                        Some(ifs) if !ifs.is_empty() => {
+                            v.replace(|c| ifs.contains(c), &SEP.to_string())
+                        }
+                        _ => v.clone(),
+                    },
                     dynamic: false,
                     expanded: true,
                 },
@@ -1087,6 +1113,24 @@ impl Reader {
                     }
                     return words;
                 }
+                "alias" => {
+                    for definition in args {
+                        if let Some((_, body)) = definition.text.split_once('=') {
+                            self.payload(
+                                Some(&Word {
+                                    text: body.to_string(),
+                                    ..definition.clone()
+                                }),
+                                depth,
+                            );
+                        }
+                    }
+                    return words;
+                }
+                "trap" => {
+                    self.payload(args.iter().find(|a| !a.text.starts_with('-')), depth);
+                    return words;
+                }
                 "eval" => {
                     let joined = args
                         .iter()
@@ -1105,6 +1149,10 @@ impl Reader {
                     return words;
                 }
                 "source" | "." => {
+                    if let Some(text) = args.first().and_then(|f| self.files.get(&f.text)).cloned()
+                    {
+                        self.script(&text, depth + 1, Stdin::Inherited);
+                    }
                     if let Some(file) = args.first()
                         && (file.dynamic
                             || file.text.starts_with("<(")
@@ -1127,6 +1175,11 @@ impl Reader {
                 }
                 n if is_shell(n) => {
                     self.shell(args, depth, stdin);
+                    return words;
+                }
+                _ if self.files.contains_key(&first.text) => {
+                    let text = self.files.get(&first.text).cloned().unwrap_or_default();
+                    self.script(&text, depth + 1, Stdin::Inherited);
                     return words;
                 }
                 n => {
@@ -1222,6 +1275,8 @@ impl Reader {
             Some(w) if w.text != "-" && w.text != "/dev/stdin" => {
                 if w.dynamic || w.text.starts_with("<(") {
                     self.reading.concern(COMPUTED_SCRIPT);
+                } else if let Some(text) = self.files.get(&w.text).cloned() {
+                    self.script(&text, depth + 1, Stdin::Inherited);
                 }
             }
             _ => match stdin {
@@ -1364,6 +1419,10 @@ impl Reader {
                 i += 1;
                 continue;
             }
+            // `python3 <(curl …)`: the script itself is computed.
+            if a.dynamic || t.starts_with("<(") {
+                self.reading.concern(INTERPRETER_COMPUTED);
+            }
             script_file = true;
             break;
         }
@@ -1439,6 +1498,9 @@ impl Reader {
             if !relative_literal(args) {
                 self.reading.concern(INTERPRETER_DELETE);
             }
+        }
+        if language == Language::Awk && code.contains("/inet/") {
+            self.reading.concern(INTERPRETER_REMOTE_SHELL);
         }
         let network = NETWORK.is_match(code);
         if network && SECRET.is_match(code) {
