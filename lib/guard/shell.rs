@@ -274,6 +274,28 @@ impl Reading {
 
 /// Reads `command` as the shell will run it. Never panics; bounded work.
 pub fn read(command: &str) -> Reading {
+    // The walk recurses once per level of the tree (bounded by MAX_TREE_DEPTH): on its own
+    // thread with a generous stack, no input can overflow the caller's, and a bug that
+    // panicked would cost a reading, not the agent.
+    let owned = command.to_string();
+    let spawned = std::thread::Builder::new()
+        .name("shell-read".into())
+        .stack_size(READER_STACK_BYTES)
+        .spawn(move || read_here(&owned));
+    let unreadable = || Reading {
+        concerns: vec![UNREADABLE],
+        ..Reading::default()
+    };
+    match spawned {
+        Ok(handle) => handle.join().unwrap_or_else(|_| unreadable()),
+        Err(_) => read_here(command),
+    }
+}
+
+/// The stack of the thread that reads a command.
+const READER_STACK_BYTES: usize = 64 << 20;
+
+fn read_here(command: &str) -> Reading {
     let mut reader = Reader {
         reading: Reading {
             complete: true,
@@ -283,6 +305,7 @@ pub fn read(command: &str) -> Reading {
         files: HashMap::new(),
         nodes: 0,
         feeding: false,
+        level: 0,
     };
     // A backslash-newline vanishes before the shell splits words (`-r\⏎f` is `-rf`); the
     // grammar takes it for a blank. Joined first, the byte offsets no longer match the
@@ -320,6 +343,9 @@ struct Reader {
     nodes: usize,
     /// Inside a pipeline stage whose output feeds the next one.
     feeding: bool,
+    /// The tree level last visited: a payload read from inside a command goes on from it,
+    /// so the bound on nesting holds across payloads too.
+    level: usize,
 }
 
 /// The value of an expansion or word part.
@@ -380,12 +406,14 @@ impl Reader {
             self.reading.complete = false;
         }
         let src = text.as_bytes();
-        self.statement(root, src, depth, 0, &stdin);
+        let start = if depth == 0 { 0 } else { self.level + 1 };
+        self.statement(root, src, depth, start, &stdin);
     }
 
     /// Counts one node against the budget; false once a bound is hit.
     fn visit(&mut self, level: usize) -> bool {
         self.nodes += 1;
+        self.level = level;
         if self.nodes > MAX_NODES
             || level > MAX_TREE_DEPTH
             || self.reading.commands.len() >= MAX_COMMANDS
@@ -1844,10 +1872,8 @@ fn one_escape(s: &str) -> (String, usize) {
         }
         b'c' => {
             let ch = bytes.get(2).map_or(0, |b| u32::from(*b & 0x1f));
-            (
-                char::from_u32(ch).unwrap_or('\0').to_string(),
-                3.min(s.len()),
-            )
+            let used = 2 + s[2..].chars().next().map_or(0, char::len_utf8);
+            (char::from_u32(ch).unwrap_or('\0').to_string(), used)
         }
         _ => {
             let ch = s[1..].chars().next().unwrap_or('\\');
@@ -2181,7 +2207,7 @@ fn code_expression(expr: &str) -> Built {
                     let rest: String = chars[j..].iter().take(12).collect();
                     let (decoded, used) = one_escape(&rest);
                     lit.push_str(&decoded);
-                    j += rest[..used.min(rest.len())].chars().count().max(1);
+                    j += rest.get(..used).map_or(1, |p| p.chars().count().max(1));
                     continue;
                 }
                 lit.push(chars[j]);
@@ -2506,6 +2532,18 @@ mod tests {
         let huge = "echo x; ".repeat(MAX_INPUT_BYTES / 8 + 1);
         assert_eq!(read(&huge).concerns, [UNREADABLE]);
         assert_eq!(read("").commands, []);
+        // Escapes cut through multi-byte characters nowhere.
+        for tricky in [
+            r"printf '\c€\xé\u12€'",
+            r#"python3 -c "os.system('\c€')""#,
+            "echo $'\\c€'",
+        ] {
+            let _ = read(tricky);
+        }
+        let deep_payloads = (0..6).fold("rm -rf ~".to_string(), |acc, _| {
+            format!("{}sh -c {}{}", "(".repeat(60), quote(&acc), ")".repeat(60))
+        });
+        assert!(!read(&deep_payloads).complete);
         assert!(
             read("\u{0}\u{1f}\u{ffff}'\"$(")
                 .concerns
