@@ -1027,4 +1027,41 @@ mod tests {
             assert_eq!(check(cmd, &[], &[]), Check::Clear, "{cmd}");
         }
     }
+
+    #[test]
+    fn commands_carried_by_options_variables_and_runners_are_read() {
+        for cmd in [
+            "cd ~ && rm -rf *",
+            "cd / ; rm -rf .",
+            "(cd; rm -rf ./*)",
+            "rm -rf ~root",
+            "pkexec rm -rf /",
+            "systemd-run --user rm -rf ~",
+            "parallel rm -rf ::: ~",
+            "PAGER='rm -rf ~' git log",
+            "GIT_SSH_COMMAND=\"sh -c 'rm -rf ~'\" git fetch",
+            "git -c core.pager='rm -rf ~' log",
+            "git -c alias.x='!rm -rf ~' x",
+            "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf ~'",
+            "tar xf a.tar --to-command='sh -c \"rm -rf ~\"'",
+            "rsync -e 'sh -c \"rm -rf ~\"' x y:",
+            "ssh -o ProxyCommand='rm -rf ~' x",
+            "zip z.zip f -T -TT 'rm -rf ~ #'",
+            "vim -c '!rm -rf ~' -c q",
+            "tmux new-session -d 'rm -rf ~'",
+            "screen -dm rm -rf ~",
+        ] {
+            assert_eq!(check(cmd, &[], &[]), hard(HOME_DELETE), "{cmd}");
+        }
+        for cmd in [
+            "cd build && rm -rf *",
+            "cd ~/project && cargo test && rm -rf target",
+            "vim -c 'set nu' file.txt",
+            "GIT_PAGER=cat git log -3",
+            "ssh -o StrictHostKeyChecking=no host uptime",
+            "tar xzf a.tgz -C out",
+        ] {
+            assert_eq!(check(cmd, &[], &[]), Check::Clear, "{cmd}");
+        }
+    }
 }

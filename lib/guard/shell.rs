@@ -305,6 +305,7 @@ fn read_here(command: &str) -> Reading {
         files: HashMap::new(),
         nodes: 0,
         feeding: false,
+        cwd: None,
         level: 0,
     };
     // A backslash-newline vanishes before the shell splits words (`-r\⏎f` is `-rf`); the
@@ -343,6 +344,9 @@ struct Reader {
     nodes: usize,
     /// Inside a pipeline stage whose output feeds the next one.
     feeding: bool,
+    /// The working folder after a `cd` to a known place: relative targets of destructive
+    /// commands are read from there (`cd ~ && rm -rf *` deletes `~/*`).
+    cwd: Option<String>,
     /// The tree level last visited: a payload read from inside a command goes on from it,
     /// so the bound on nesting holds across payloads too.
     level: usize,
@@ -780,7 +784,22 @@ impl Reader {
         }
         for a in prefix_assignments {
             if let Some(v) = a.child_by_field_name("value") {
-                self.value(v, src, depth, level + 1);
+                let value = self.value(v, src, depth, level + 1);
+                // `PAGER='…' git log`: variables whose value the program runs as a command.
+                let name = a
+                    .child_by_field_name("name")
+                    .and_then(|n| text_of(n, src))
+                    .unwrap_or("");
+                if COMMAND_VARIABLES.contains(&name) {
+                    self.payload(
+                        Some(&Word {
+                            text: value.text.replace(SEP, " "),
+                            dynamic: value.dynamic,
+                            expanded: value.expanded,
+                        }),
+                        depth,
+                    );
+                }
             }
         }
         if words.is_empty() {
@@ -1072,6 +1091,29 @@ impl Reader {
                 }
             }
             let name = basename(&first.text).to_string();
+            let first_text = first.text.clone();
+            if let Some(cwd) = &self.cwd
+                && TARGETS_FROM_CWD.contains(&name.as_str())
+            {
+                for w in words.iter_mut().skip(1) {
+                    if !w.text.starts_with('-') && anchored_inside(&w.text, w.dynamic)
+                        || w.text == "."
+                        || w.text == "*"
+                    {
+                        w.text = match w.text.as_str() {
+                            "." | "./" => cwd.clone(),
+                            t => format!(
+                                "{}/{}",
+                                cwd.trim_end_matches('/'),
+                                t.trim_start_matches("./")
+                            ),
+                        };
+                    }
+                }
+            }
+            for payload in option_payloads(&name, &words[1..]) {
+                self.payload(Some(&payload), depth);
+            }
             let args = &words[1..];
             let next: Option<Vec<Word>> = match name.as_str() {
                 "sudo" | "doas" => Some(after_options(
@@ -1113,6 +1155,67 @@ impl Reader {
                     Some(rest.into_iter().skip(1).collect())
                 }
                 "busybox" => Some(args.to_vec()),
+                "pkexec" | "strace" | "ltrace" | "valgrind" | "torsocks" | "proxychains"
+                | "proxychains4" | "firejail" | "unshare" | "nsenter" | "dbus-launch"
+                | "ssh-agent" | "fakeroot" | "chronic" | "nocache" | "catchsegv" | "xvfb-run"
+                | "systemd-run" | "daemonize" => Some(after_options(
+                    args,
+                    &[
+                        "-o",
+                        "-e",
+                        "-p",
+                        "-s",
+                        "-u",
+                        "-E",
+                        "-t",
+                        "-n",
+                        "--unit",
+                        "--property",
+                    ],
+                )),
+                "screen" => Some(after_options(args, &["-S", "-c", "-L", "-Logfile"])),
+                "tmux" => {
+                    // `tmux new-session [opts] CMD`: the last word is a shell command.
+                    if args.iter().any(|a| {
+                        matches!(
+                            a.text.as_str(),
+                            "new-session"
+                                | "new"
+                                | "new-window"
+                                | "neww"
+                                | "split-window"
+                                | "splitw"
+                                | "respawn-pane"
+                        )
+                    }) {
+                        self.payload(args.last().filter(|a| !a.text.starts_with('-')), depth);
+                    }
+                    return words;
+                }
+                "parallel" => {
+                    let rest = after_options(args, &["-j", "-S", "--jobs"]);
+                    let cut = rest
+                        .iter()
+                        .position(|w| w.text == ":::")
+                        .unwrap_or(rest.len());
+                    let mut cmd: Vec<Word> = rest[..cut].to_vec();
+                    cmd.extend(rest.iter().skip(cut + 1).cloned());
+                    Some(cmd)
+                }
+                "cd" | "pushd" => {
+                    self.cwd = match args.iter().find(|a| !a.text.starts_with('-')) {
+                        None => Some("~".into()),
+                        Some(a) if a.dynamic => None,
+                        Some(a) if a.text.starts_with('/') || a.text.starts_with('~') => {
+                            Some(a.text.clone())
+                        }
+                        Some(a) => self
+                            .cwd
+                            .as_ref()
+                            .map(|c| format!("{}/{}", c.trim_end_matches('/'), a.text)),
+                    };
+                    return words;
+                }
                 "xargs" => Some(xargs_command(args, stdin)),
                 "watch" => {
                     let rest = after_options(args, &["-n", "-d", "-q", "-x"]);
@@ -1205,8 +1308,8 @@ impl Reader {
                     self.shell(args, depth, stdin);
                     return words;
                 }
-                _ if self.files.contains_key(&first.text) => {
-                    let text = self.files.get(&first.text).cloned().unwrap_or_default();
+                _ if self.files.contains_key(&first_text) => {
+                    let text = self.files.get(&first_text).cloned().unwrap_or_default();
                     self.script(&text, depth + 1, Stdin::Inherited);
                     return words;
                 }
@@ -1566,6 +1669,99 @@ fn harmless_redirect(redirect: &str) -> bool {
     )
 }
 
+/// Programs whose relative targets are read from a known working folder.
+const TARGETS_FROM_CWD: &[&str] = &[
+    "rm", "shred", "srm", "wipe", "chmod", "chown", "chgrp", "find", "mv",
+];
+
+/// Environment variables whose value a program runs as a shell command.
+const COMMAND_VARIABLES: &[&str] = &[
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "GIT_SSH_COMMAND",
+    "GIT_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "PROMPT_COMMAND",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "BROWSER",
+    "SUDO_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_ASKPASS",
+    "BASH_ENV",
+    "ENV",
+];
+
+/// Shell commands carried by options (GTFOBins' favourites): `tar --to-command=…`,
+/// `rsync -e …`, `ssh -o ProxyCommand=…`, `git -c core.pager=…`, `zip -TT …`, `vim -c '!…'`.
+fn option_payloads(program: &str, args: &[Word]) -> Vec<Word> {
+    static INLINE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"(?i)^(?:--to-command|--checkpoint-action=exec|--use-compress-program|--rsh",
+            r"|--rsync-path|--info-script|--new-volume-script|--unzip-command|--pager",
+            r"|proxycommand|localcommand|core\.(?:sshcommand|pager|editor|fsmonitor)",
+            r"|(?:alias|credential|diff|merge|filter)\.[^=]*)=!?(.+)$",
+        ))
+        .expect("static regex")
+    });
+    let separate: &[&str] = match program {
+        "tar" => &["-I"],
+        "rsync" => &["-e"],
+        "zip" => &["-TT"],
+        "man" => &["-P"],
+        "vim" | "vi" | "nvim" | "ex" | "view" => &["-c", "--cmd"],
+        "ssh" | "scp" | "sftp" => &["-o"],
+        "git" => &["-c"],
+        _ => &[],
+    };
+    let mut out = Vec::new();
+    let mut previous: Option<&str> = None;
+    for a in args {
+        let text = a.text.as_str();
+        let candidate = if previous.is_some_and(|p| separate.contains(&p)) {
+            INLINE
+                .captures(text)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str())
+                .or(Some(text))
+        } else {
+            INLINE
+                .captures(text)
+                .and_then(|c| c.get(1))
+                .map(|m| m.as_str())
+        };
+        if let Some(code) = candidate {
+            let code = code.strip_prefix('!').unwrap_or(code);
+            // `vim -c 'set nu'` is not a shell command; `vim -c '!rm …'` is.
+            let is_vim = matches!(program, "vim" | "vi" | "nvim" | "ex" | "view");
+            if !is_vim || text.trim_start_matches(':').starts_with('!') {
+                out.push(Word {
+                    text: code.to_string(),
+                    ..a.clone()
+                });
+            }
+        }
+        previous = Some(text);
+    }
+    if matches!(program, "vim" | "vi" | "nvim" | "ex" | "view") {
+        for a in args {
+            if let Some(code) = a
+                .text
+                .strip_prefix("+")
+                .and_then(|c| c.trim_start_matches(':').strip_prefix('!'))
+            {
+                out.push(Word {
+                    text: code.to_string(),
+                    ..a.clone()
+                });
+            }
+        }
+    }
+    out
+}
+
 /// The bodies and the pipeline continuations the grammar hangs on a heredoc redirection.
 fn heredoc_parts<'t>(
     redirect: Node<'t>,
@@ -1893,6 +2089,19 @@ fn ansi_c(raw: &str) -> String {
 
 /// An unquoted word: `\X` is X, a backslash-newline is nothing.
 fn unescape_word(raw: &str) -> String {
+    // `~user` is that user's home: a home all the same.
+    if let Some(rest) = raw.strip_prefix('~') {
+        let name_end = rest.find('/').unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            && !name.starts_with('-')
+        {
+            return unescape_word(&format!("~{}", &rest[name_end..]));
+        }
+    }
     let mut out = String::with_capacity(raw.len());
     let mut chars = raw.chars();
     while let Some(c) = chars.next() {
