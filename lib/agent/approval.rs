@@ -206,7 +206,26 @@ struct Extra {
 }
 
 static EXTRA: LazyLock<Vec<Extra>> = LazyLock::new(|| {
-    let table: [(&str, &str, &[&str]); 4] = [
+    let table: [(&str, &str, &[&str]); 7] = [
+        (
+            "service-install",
+            "installs or enables a service that starts by itself later",
+            &[r"(?:^|[\s|;&(])systemctl\s+(?:--user\s+)?(?:\S+\s+)*?(?:enable|link|preset)\b"],
+        ),
+        (
+            "container-escape",
+            "runs a container with the host's root filesystem, processes or full privileges",
+            &[
+                r"(?:^|[\s|;&(])(?:docker|podman)\s+(?:run|create|exec)\b[^\n]*(?:--privileged|(?:-v|--volume)[= ]?'?/:|--pid[= ]host|--userns[= ]host|--cap-add[= ](?:ALL|SYS_ADMIN))",
+            ],
+        ),
+        (
+            "security-weakening",
+            "turns off a firewall or a security control, or makes a file impossible to remove",
+            &[
+                r"(?:^|[\s|;&(])(?:(?:iptables|ip6tables)\s+(?:\S+\s+)*?(?:-F|--flush|-P\s+\S+\s+ACCEPT)|nft\s+flush|ufw\s+disable|setenforce\s+0|chattr\s+\+[aiu]*i|systemctl\s+(?:\S+\s+)*?(?:stop|disable|mask)\s+(?:firewalld|apparmor|auditd|ufw|selinux))",
+            ],
+        ),
         (
             "admin-group-join",
             "adds a user to an administrators' group (sudo, wheel, root, docker) or changes a password",
@@ -249,6 +268,24 @@ static EXTRA: LazyLock<Vec<Extra>> = LazyLock::new(|| {
 });
 
 fn extra_flag(reading: &Reading) -> Option<Check> {
+    // `sudo -u root sh`: a root shell, whatever the flags in between.
+    let root_shell = reading.commands.iter().any(|c| {
+        let elevated = c
+            .words
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "sudo" | "doas" | "pkexec" | "su" | "run0"));
+        let shell = matches!(
+            c.program(),
+            Some("sh" | "bash" | "zsh" | "dash" | "ksh" | "fish")
+        );
+        elevated && shell && c.run.iter().skip(1).all(|w| w.text.starts_with('-'))
+    });
+    if root_shell {
+        return Some(Check::Flagged {
+            rule: "root-shell".into(),
+            description: "opens a shell as root".into(),
+        });
+    }
     let text = reading.rules_lines().join("\n");
     EXTRA
         .iter()
@@ -990,6 +1027,16 @@ mod tests {
                 "startup-file-write",
             ),
             ("sudo usermod -aG sudo mallory", "admin-group-join"),
+            (
+                "systemctl --user enable --now evil.service",
+                "service-install",
+            ),
+            (
+                "docker run -v /:/host --privileged alpine chroot /host sh",
+                "container-escape",
+            ),
+            ("ip''tables -F", "security-weakening"),
+            ("sudo -u root sh", "root-shell"),
         ];
         for (cmd, rule) in cases {
             assert!(
@@ -1015,6 +1062,8 @@ mod tests {
             "rm -rf ~/.*",
             "echo 'rm -rf ~' > /tmp/x.sh; chmod +x /tmp/x.sh; /tmp/x.sh",
             "printf 'rm -rf ~\\n' > x.sh && bash x.sh",
+            "at now + 1 minute <<< 'rm -rf ~'",
+            "echo '* * * * * rm -rf ~' | crontab -",
         ] {
             assert_eq!(check(cmd, &[], &[]), hard(HOME_DELETE), "{cmd}");
         }

@@ -1202,6 +1202,26 @@ impl Reader {
                     cmd.extend(rest.iter().skip(cut + 1).cloned());
                     Some(cmd)
                 }
+                // `at`/`batch` run the script on their stdin later; so does cron its table.
+                "at" | "batch" => {
+                    self.shell(&[], depth, stdin);
+                    return words;
+                }
+                "crontab" => {
+                    if args
+                        .iter()
+                        .all(|a| a.text == "-" || a.text.starts_with("-u"))
+                        && let Stdin::Known(table) = stdin
+                    {
+                        for entry in table.lines().map(str::trim) {
+                            let command = cron_command(entry);
+                            if !command.is_empty() {
+                                self.script(command, depth + 1, Stdin::Inherited);
+                            }
+                        }
+                    }
+                    return words;
+                }
                 "cd" | "pushd" => {
                     self.cwd = match args.iter().find(|a| !a.text.starts_with('-')) {
                         None => Some("~".into()),
@@ -1667,6 +1687,25 @@ fn harmless_redirect(redirect: &str) -> bool {
         redirect,
         "2>&1" | ">&2" | "1>&2" | "> /dev/null" | "2> /dev/null" | "&> /dev/null" | ">/dev/null"
     )
+}
+
+/// The command of a crontab line: after `@reboot`-style specials or five time fields.
+fn cron_command(entry: &str) -> &str {
+    if entry.is_empty() || entry.starts_with('#') {
+        return "";
+    }
+    let fields = if entry.starts_with('@') { 1 } else { 5 };
+    let mut rest = entry;
+    for _ in 0..fields {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    // A line of variables (`SHELL=/bin/sh`) runs nothing.
+    if !entry.starts_with('@') && !entry.starts_with(|c: char| c.is_ascii_digit() || c == '*') {
+        return "";
+    }
+    rest.trim()
 }
 
 /// Programs whose relative targets are read from a known working folder.
