@@ -1524,11 +1524,14 @@ impl Reader {
                 Language::JavaScript => {
                     matches!(t, "-e" | "-p" | "--eval" | "--print" | "-pe")
                 }
+                // A cluster of one-letter options ending in the code flag (`-e`, `-lne`,
+                // `-Bc`), not an option with a value that happens to end so (`-MFoo=e`).
                 _ => {
-                    t.starts_with('-')
-                        && !t.starts_with("--")
+                    t.len() > 1
+                        && t.len() <= 6
+                        && t.starts_with('-')
+                        && t[1..].chars().all(|c| c.is_ascii_alphabetic())
                         && flags.iter().any(|f| t.ends_with(f))
-                        && t.len() > 1
                 }
             };
             if takes_code {
@@ -1900,7 +1903,11 @@ fn xargs_command(args: &[Word], stdin: &Stdin) -> Vec<Word> {
         command.push(Word::literal("echo"));
     }
     let input: Vec<Word> = match stdin {
-        Stdin::Known(text) => text.split_whitespace().map(Word::literal).collect(),
+        Stdin::Known(text) => text
+            .split(|c: char| c.is_whitespace() || c == '\0')
+            .filter(|w| !w.is_empty())
+            .map(Word::literal)
+            .collect(),
         _ => vec![Word::unknown("$STDIN")],
     };
     match replace {
