@@ -229,7 +229,8 @@ impl Reading {
     pub fn rules_lines(&self) -> Vec<String> {
         let mut lines: Vec<String> = Vec::new();
         for c in &self.commands {
-            for line in [c.rules_line()] {
+            let written = (c.words != c.run).then(|| c.line());
+            for line in std::iter::once(c.rules_line()).chain(written) {
                 if !line.is_empty() && !lines.contains(&line) {
                     lines.push(line);
                 }
