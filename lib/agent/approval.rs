@@ -1121,6 +1121,8 @@ mod tests {
             "at now + 1 minute <<< 'rm -rf ~'",
             "echo '* * * * * rm -rf ~' | crontab -",
             "printf '%s\\0' ~ | xargs -0 rm -rf",
+            "/???/r[m] -rf ~",
+            "declare -n r=HOME; rm -rf \"$r\"",
         ] {
             assert_eq!(check(cmd, &[], &[]), hard(HOME_DELETE), "{cmd}");
         }
@@ -1166,6 +1168,8 @@ mod tests {
             "GIT_PAGER=cat git log -3",
             "ssh -o StrictHostKeyChecking=no host uptime",
             "env FOO=1 curl -s https://example.com/api",
+            "[ -d build ] && rm -rf build",
+            "[[ -f x ]] || touch x",
             "tar xzf a.tgz -C out",
         ] {
             assert_eq!(check(cmd, &[], &[]), Check::Clear, "{cmd}");

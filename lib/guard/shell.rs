@@ -480,9 +480,27 @@ impl Reader {
             "declaration_command" => {
                 let mut cursor = node.walk();
                 let parts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                // `declare -n r=HOME`: r names HOME, and expands to its value.
+                let nameref = parts.iter().any(|p| {
+                    p.kind() == "word"
+                        && text_of(*p, src).is_some_and(|t| t.starts_with('-') && t.contains('n'))
+                });
                 for part in parts {
                     if part.kind() == "variable_assignment" {
                         self.assignment(part, src, depth, level + 1);
+                        if nameref
+                            && let Some(name) = part
+                                .child_by_field_name("name")
+                                .and_then(|n| text_of(n, src))
+                            && let Some(target) = self.vars.get(name).cloned()
+                        {
+                            let value = self.variable(&target, &format!("${target}"));
+                            if value.dynamic {
+                                self.vars.remove(name);
+                            } else {
+                                self.vars.insert(name.to_string(), value.text);
+                            }
+                        }
                     } else {
                         self.value(part, src, depth, level + 1);
                     }
@@ -1090,6 +1108,15 @@ impl Reader {
                 if first.dynamic {
                     return words;
                 }
+            }
+            // `/???/r[m]`: the shell picks the program by pathname expansion.
+            if first.text.contains(['?', '*', '[']) && first.text != "[" && first.text != "[[" {
+                self.reading.concern(COMPUTED_COMMAND);
+                if let Some(program) = glob_program(basename(&first.text)) {
+                    words[0].text = program.to_string();
+                    continue;
+                }
+                return words;
             }
             let name = basename(&first.text).to_string();
             let first_text = first.text.clone();
@@ -1710,6 +1737,24 @@ fn cron_command(entry: &str) -> &str {
         return "";
     }
     rest.trim()
+}
+
+/// Programs a globbed command word is checked against, the dangerous first.
+const KNOWN_PROGRAMS: &[&str] = &[
+    "rm", "rmdir", "shred", "dd", "mkfs", "mv", "cp", "chmod", "chown", "kill", "killall",
+    "shutdown", "reboot", "halt", "poweroff", "sh", "bash", "zsh", "dash", "curl", "wget", "nc",
+    "ncat", "socat", "python", "python3", "perl", "ruby", "node", "php", "awk", "sudo", "su",
+    "crontab", "tee", "cat", "base64", "ssh", "scp", "eval", "find", "xargs", "env",
+];
+
+/// The known program a glob such as `r?` or `r[m]` can name.
+fn glob_program(pattern: &str) -> Option<&'static str> {
+    let matcher = globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    KNOWN_PROGRAMS.iter().copied().find(|p| matcher.is_match(p))
 }
 
 /// Programs whose relative targets are read from a known working folder.
