@@ -860,10 +860,18 @@ impl Reader {
     /// The words of one argument: its value split at `$IFS`, brace-expanded.
     fn words_of(&mut self, node: Node<'_>, src: &[u8], depth: usize, level: usize) -> Vec<Word> {
         let value = self.value(node, src, depth, level);
+        // Braces expand only outside quotes.
+        let braces = matches!(node.kind(), "word" | "concatenation")
+            && !text_of(node, src).is_some_and(|t| t.contains(['\'', '"']));
         let parts: Vec<&str> = value.text.split(SEP).filter(|p| !p.is_empty()).collect();
         let mut out = Vec::new();
         for part in parts {
-            for text in brace_expand(part) {
+            let texts = if braces {
+                brace_expand(part)
+            } else {
+                vec![part.to_string()]
+            };
+            for text in texts {
                 out.push(Word {
                     text,
                     dynamic: value.dynamic,
@@ -2616,6 +2624,7 @@ mod tests {
         assert_eq!(runs("X=~; rm -rf $X"), ["rm -rf ~"]);
         assert_eq!(runs("for d in ~ /; do rm -rf $d; done"), ["rm -rf ~ /"]);
         assert_eq!(runs("echo {a,b}.txt"), ["echo a.txt b.txt"]);
+        assert_eq!(runs("echo '{a,b}' \"{c,d}\""), ["echo {a,b} {c,d}"]);
     }
 
     #[test]
