@@ -1158,7 +1158,7 @@ impl Reader {
                         "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
                     ],
                 )),
-                "env" => Some(self.env_args(args, depth)),
+                "env" => Some(self.env_args(args)),
                 "nice" => Some(after_options(args, &["-n"])),
                 "ionice" => Some(after_options(args, &["-c", "-n", "-p", "-P", "-u"])),
                 "nohup" | "builtin" | "unbuffer" | "caffeinate" | "setsid" | "exec" => {
@@ -1387,7 +1387,7 @@ impl Reader {
     }
 
     /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… COMMAND…`
-    fn env_args(&mut self, args: &[Word], depth: usize) -> Vec<Word> {
+    fn env_args(&mut self, args: &[Word]) -> Vec<Word> {
         let mut i = 0;
         while let Some(a) = args.get(i) {
             let t = a.text.as_str();
@@ -1407,7 +1407,6 @@ impl Reader {
                     })
                     .unwrap_or_default();
                 out.extend(args.iter().skip(i + 2).cloned());
-                let _ = depth;
                 return out;
             } else if t.starts_with('-') || (t.contains('=') && !t.starts_with('=')) {
                 i += 1;
@@ -1630,7 +1629,8 @@ impl Reader {
             }
             self.code(language, &code.text, depth);
         }
-        if all_unknown_stdin(stdin, script_file) {
+        // Code piped in from something unknown (`curl … | python3`).
+        if !script_file && *stdin == Stdin::Unknown {
             self.reading.concern(INTERPRETER_COMPUTED);
         }
     }
@@ -1887,10 +1887,6 @@ fn saved_inside(redirect: &str) -> bool {
         return false;
     };
     anchored_inside(target, false) && !target.contains(['$', '`']) && !target.starts_with(".git")
-}
-
-fn all_unknown_stdin(stdin: &Stdin, script_file: bool) -> bool {
-    !script_file && *stdin == Stdin::Unknown
 }
 
 /// The words after a wrapper's own options (`opts_with_value` take the next word).
@@ -2335,7 +2331,7 @@ fn anchored_inside(text: &str, dynamic: bool) -> bool {
     if dynamic && text.starts_with('$') {
         return false;
     }
-    text != "*" && text != "." || !dynamic && text == "."
+    !(text == "*" || dynamic && text == ".")
 }
 
 /// Re-joins words as a command line; a word that would not survive as one is single-quoted.
