@@ -1081,9 +1081,16 @@ impl Reader {
         if rest.starts_with("[@]") || rest.starts_with("[*]") {
             return known;
         }
-        if [":-", "-", ":=", "="].iter().any(|op| rest.starts_with(op)) {
+        if [":-", "-", ":=", "=", ":?", "?"]
+            .iter()
+            .any(|op| rest.starts_with(op))
+        {
             if !known.dynamic {
                 return known;
+            }
+            if rest.starts_with(":?") || rest.starts_with('?') {
+                // An unset variable there aborts the command; a set one is unknown.
+                return Value::unknown(raw);
             }
             // Unknown variable: what runs may well be the default.
             let mut v = default.unwrap_or_else(|| Value::literal(""));
@@ -1498,6 +1505,21 @@ impl Reader {
                             words.push(w.clone());
                         }
                         i += 1;
+                    }
+                    let destroys = words.first().is_some_and(|w| {
+                        matches!(
+                            basename(&w.text),
+                            "rm" | "shred"
+                                | "unlink"
+                                | "rmdir"
+                                | "truncate"
+                                | "chmod"
+                                | "chown"
+                                | "mv"
+                        )
+                    });
+                    if outside && destroys {
+                        self.reading.concern(RUNTIME_TARGET);
                     }
                     if !words.is_empty() && self.reading.commands.len() < MAX_COMMANDS {
                         let run = self.resolve(words.clone(), depth, &Stdin::Inherited);
