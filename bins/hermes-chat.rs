@@ -51,6 +51,8 @@ enum Approvals {
     /// Run flagged commands in the sandbox; ask only when the sandbox refused something,
     /// whether to run the command again outside it
     OnFailure,
+    /// Ask for every command not on the known-safe list of read-only commands
+    Untrusted,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -187,6 +189,7 @@ fn main() -> ExitCode {
             Approvals::Deny => ApprovalMode::Deny,
             Approvals::Allow => ApprovalMode::Allow,
             Approvals::OnFailure => ApprovalMode::OnFailure,
+            Approvals::Untrusted => ApprovalMode::Untrusted,
         }),
         sandbox: SandboxChoice {
             mode: cli.sandbox.map(|m| match m {

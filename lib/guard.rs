@@ -39,6 +39,7 @@ pub mod required;
 pub mod rule;
 pub mod sarif;
 pub mod scan;
+pub mod shell;
 pub mod starts;
 pub mod structure;
 pub mod suppress;

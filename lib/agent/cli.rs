@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use super::events::{ApprovalRequest, Decision, Item, Observer};
+use super::events::{Answer, ApprovalRequest, Decision, Item, Observer, SessionRule};
 use super::registry::Registry;
 use super::review::{self, Due};
 use super::session::{Agent, AgentParts, ApprovalMode, Clock, SetupError};
@@ -558,8 +558,12 @@ impl Observer for JsonEvents {
     }
 
     fn approve(&mut self, request: &ApprovalRequest) -> Decision {
+        self.answer(request).decision
+    }
+
+    fn answer(&mut self, request: &ApprovalRequest) -> Answer {
         if !self.ask_on_stdin {
-            return Decision::Deny;
+            return Decision::Deny.into();
         }
         let request_id = format!("req_{}", request.tool_use_id);
         self.emit(
@@ -569,11 +573,11 @@ impl Observer for JsonEvents {
             "decision_reason": format!("{} ({})", request.description, request.rule)}}),
         );
         let Some(lines) = self.stdin_lines.as_mut() else {
-            return Decision::Deny;
+            return Decision::Deny.into();
         };
         for line in lines.by_ref() {
             let Ok((_, line)) = line else {
-                return Decision::Deny;
+                return Decision::Deny.into();
             };
             let Ok(value) = serde_json::from_str::<Value>(&line) else {
                 continue;
@@ -587,22 +591,84 @@ impl Observer for JsonEvents {
                 {
                     continue;
                 }
-                let behavior = response
-                    .and_then(|r| r.get("response"))
-                    .and_then(|r| r.get("behavior"))
-                    .and_then(Value::as_str);
-                return if behavior == Some("allow") {
-                    Decision::Once
-                } else {
-                    Decision::Deny
-                };
+                return host_answer(response.and_then(|r| r.get("response")));
             }
             // A turn sent while the approval waits runs after this one.
             if let Some(text) = turn_text(&value) {
                 self.pending_turns.push(text);
             }
         }
-        Decision::Deny
+        Decision::Deny.into()
+    }
+}
+
+/// Claude's `control_response` `response` object, read in full: `behavior`, `updatedInput`,
+/// `updatedPermissions`, `message`, `interrupt`. Anything but an explicit allow is a deny.
+fn host_answer(response: Option<&Value>) -> Answer {
+    let field = |name: &str| response.and_then(|r| r.get(name));
+    if field("behavior").and_then(Value::as_str) != Some("allow") {
+        let mut answer = Answer::from(Decision::Deny);
+        answer.message = field("message")
+            .and_then(Value::as_str)
+            .filter(|m| !m.trim().is_empty())
+            .map(str::to_string);
+        answer.interrupt = field("interrupt").and_then(Value::as_bool) == Some(true);
+        return answer;
+    }
+    let session_rules = field("updatedPermissions")
+        .and_then(Value::as_array)
+        .map(|updates| updates.iter().flat_map(session_rules_of).collect())
+        .unwrap_or_default();
+    let mut answer = Answer::from(Decision::Once);
+    answer.command = field("updatedInput")
+        .and_then(|i| i.get("command"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    answer.session_rules = session_rules;
+    if !answer.session_rules.is_empty() {
+        answer.decision = Decision::Session;
+    }
+    answer
+}
+
+/// The allows one permission update keeps for the session: `addRules`/`replaceRules` with
+/// `behavior: allow` on the terminal (Claude calls it `Bash`), or `setMode` to
+/// `bypassPermissions`. Whatever the `destination`, nothing is written to a settings file:
+/// the allow lasts for this session.
+fn session_rules_of(update: &Value) -> Vec<SessionRule> {
+    let kind = update.get("type").and_then(Value::as_str);
+    match kind {
+        Some("addRules" | "replaceRules")
+            if update.get("behavior").and_then(Value::as_str) == Some("allow") =>
+        {
+            update
+                .get("rules")
+                .and_then(Value::as_array)
+                .map(|rules| {
+                    rules
+                        .iter()
+                        .filter(|r| {
+                            matches!(
+                                r.get("toolName").and_then(Value::as_str),
+                                Some("terminal" | "Bash")
+                            )
+                        })
+                        .map(|r| match r.get("ruleContent").and_then(Value::as_str) {
+                            Some(content) if !content.trim().is_empty() => {
+                                SessionRule::Content(content.to_string())
+                            }
+                            _ => SessionRule::Everything,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        Some("setMode")
+            if update.get("mode").and_then(Value::as_str) == Some("bypassPermissions") =>
+        {
+            vec![SessionRule::Everything]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -699,7 +765,8 @@ fn run_json(agent: &mut Agent, options: &ChatOptions) -> anyhow::Result<u8> {
             };
             n += 1;
             let turn_code = json_turn(agent, options, &mut events, &next, n)?;
-            if turn_code == EXIT_INTERRUPTED {
+            // A turn an approval answer ended (`interrupt: true`) leaves the session open.
+            if turn_code == EXIT_INTERRUPTED && agent.interrupt.load(Ordering::Relaxed) {
                 code = turn_code;
                 break;
             }
@@ -725,6 +792,7 @@ fn json_turn(
     let turn_id = format!("turn_{n}");
     events.emit(&json!({"type": "turn.started", "turn_id": turn_id}));
     let outcome = agent.run_turn(prompt, events)?;
+    agent.take_answer_interrupt();
     let usage = json!({"input_tokens": outcome.usage.input + outcome.usage.cache_read + outcome.usage.cache_write,
         "cached_input_tokens": outcome.usage.cache_read, "output_tokens": outcome.usage.output});
     let code = if outcome.interrupted {
@@ -806,4 +874,52 @@ pub(super) fn session_line(agent: &Agent) -> String {
         line.push_str(&super::sandboxing::describe_line(sandbox));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_answer_is_read_in_full() {
+        let allow = host_answer(Some(&json!({"behavior": "allow",
+            "updatedInput": {"command": "echo hi"},
+            "updatedPermissions": [
+                {"type": "addRules", "behavior": "allow", "destination": "session",
+                 "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}, {"toolName": "Edit"}]},
+                {"type": "replaceRules", "behavior": "allow", "destination": "localSettings",
+                 "rules": [{"toolName": "terminal"}]},
+                {"type": "addRules", "behavior": "deny", "destination": "session",
+                 "rules": [{"toolName": "Bash", "ruleContent": "rm:*"}]},
+                {"type": "setMode", "mode": "acceptEdits", "destination": "session"}]})));
+        assert_eq!(
+            allow,
+            Answer {
+                decision: Decision::Session,
+                command: Some("echo hi".into()),
+                interrupt: false,
+                message: None,
+                session_rules: vec![
+                    SessionRule::Content("npm test:*".into()),
+                    SessionRule::Everything
+                ],
+            }
+        );
+        let deny = host_answer(Some(
+            &json!({"behavior": "deny", "message": "no", "interrupt": true}),
+        ));
+        assert_eq!(
+            (deny.decision, deny.message.as_deref(), deny.interrupt),
+            (Decision::Deny, Some("no"), true)
+        );
+        assert_eq!(
+            host_answer(Some(&json!({"behavior": "maybe"}))),
+            Decision::Deny.into()
+        );
+        assert_eq!(host_answer(None), Decision::Deny.into());
+        assert_eq!(
+            host_answer(Some(&json!({"behavior": "allow"}))),
+            Decision::Once.into()
+        );
+    }
 }

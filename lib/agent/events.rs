@@ -67,6 +67,40 @@ impl Decision {
     }
 }
 
+/// An allow a host keeps for the rest of the session (Claude's `updatedPermissions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionRule {
+    /// The whole tool: every flagged command (never the hard floor or a deny glob).
+    Everything,
+    /// Claude's `ruleContent`: a rule id, an exact command, a `prefix:*` or a glob.
+    Content(String),
+}
+
+/// A full answer to an approval request: Claude's `control_response` semantics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub decision: Decision,
+    /// `updatedInput.command`: what runs instead (checked again like any other command).
+    pub command: Option<String>,
+    /// `interrupt: true` with a deny: the turn ends.
+    pub interrupt: bool,
+    /// A deny's `message`: what the model reads as the tool result's error.
+    pub message: Option<String>,
+    pub session_rules: Vec<SessionRule>,
+}
+
+impl From<Decision> for Answer {
+    fn from(decision: Decision) -> Answer {
+        Answer {
+            decision,
+            command: None,
+            interrupt: false,
+            message: None,
+            session_rules: Vec::new(),
+        }
+    }
+}
+
 /// The driver of a turn. Every method has a quiet default.
 pub trait Observer {
     fn delta(&mut self, _item_id: &str, _delta: &Delta<'_>) {}
@@ -78,6 +112,10 @@ pub trait Observer {
     /// Asked only under `--approvals ask`; the default refuses.
     fn approve(&mut self, _request: &ApprovalRequest) -> Decision {
         Decision::Deny
+    }
+    /// The full answer; drivers that can say more than yes or no (JSONL hosts) override it.
+    fn answer(&mut self, request: &ApprovalRequest) -> Answer {
+        self.approve(request).into()
     }
 }
 

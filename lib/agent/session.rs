@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::approval::{self, Check};
-use super::events::{ApprovalRequest, Decision, Item, Observer};
+use super::events::{Answer, ApprovalRequest, Decision, Item, Observer, SessionRule};
 use super::prompt::{self, Loaded, PromptInputs};
 use super::registry::Registry;
 use super::review::Counters;
@@ -25,6 +25,9 @@ use crate::skills::guards::Origin;
 use crate::skills::library::Library;
 use crate::skills::manage::{ManageArgs, Session as SkillSession};
 
+/// How many times one approval may replace its command (`updatedInput`) before it is refused.
+const MAX_REWRITES: usize = 3;
+
 /// How flagged terminal commands are handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApprovalMode {
@@ -34,6 +37,8 @@ pub enum ApprovalMode {
     /// Flagged commands run in the sandbox; the user is asked only when the sandbox refused
     /// something, whether to run the command again outside it.
     OnFailure,
+    /// Ask for every command not on the known-safe list, flagged or not.
+    Untrusted,
 }
 
 /// The clock of a run: `HERMES_NOW` holds still (reproducible runs), else the system clock.
@@ -113,6 +118,10 @@ pub struct Agent {
     workspace: crate::tools::Workspace,
     pub approvals: ApprovalMode,
     approved_rules: HashSet<String>,
+    /// Allows a host kept for the session (`updatedPermissions`).
+    session_rules: Vec<SessionRule>,
+    /// An approval answer asked for the turn to end (`interrupt: true`).
+    answer_interrupted: bool,
     pub counters: Counters,
     pub interrupt: Arc<AtomicBool>,
     pub clock: Clock,
@@ -268,6 +277,8 @@ impl Agent {
             workspace,
             approvals: parts.approvals,
             approved_rules: HashSet::new(),
+            session_rules: Vec::new(),
+            answer_interrupted: false,
             counters,
             interrupt: parts.interrupt,
             clock: parts.clock,
@@ -724,69 +735,136 @@ impl Agent {
         let blocked = |text: String| json!({"output": "", "exit_code": -1, "error": text, "status": "blocked"});
         let mut approval_item = None;
         let mut approved_note: Option<String> = None;
-        let check = approval::check(
-            &command,
-            &self.settings.deny_globs,
-            &self.settings.allowlist,
-        );
-        let refusal = match check {
-            Check::Clear => None,
-            Check::Hardline { description } => {
-                approval_item = Some(self.approval_item(&command, "hardline", "blocked"));
-                Some(blocked(approval::hardline_text(&description)))
-            }
-            Check::Denied { pattern } => {
-                approval_item =
-                    Some(self.approval_item(&command, &format!("deny:{pattern}"), "blocked"));
-                Some(blocked(approval::deny_glob_text(&pattern)))
-            }
-            Check::Flagged { rule, description } => {
-                let decision = if self.approved_rules.contains(&rule) {
-                    Decision::Session
-                } else {
-                    match self.approvals {
-                        ApprovalMode::Allow | ApprovalMode::OnFailure => Decision::Once,
-                        ApprovalMode::Deny => Decision::Deny,
-                        ApprovalMode::Ask => observer.approve(&ApprovalRequest {
+        let mut refusal = None;
+        // An answer may replace the command (`updatedInput`); the replacement is checked
+        // like any other, and a host that keeps replacing is refused, not followed forever.
+        let mut command = command;
+        let mut rewrites = 0;
+        loop {
+            let check = if self.approvals == ApprovalMode::Untrusted {
+                approval::check_untrusted(
+                    &command,
+                    &self.settings.deny_globs,
+                    &self.settings.allowlist,
+                )
+            } else {
+                approval::check(
+                    &command,
+                    &self.settings.deny_globs,
+                    &self.settings.allowlist,
+                )
+            };
+            let (rule, description) = match check {
+                Check::Clear => break,
+                Check::Hardline { description } => {
+                    approval_item = Some(self.approval_item(&command, "hardline", "blocked"));
+                    refusal = Some(blocked(approval::hardline_text(&description)));
+                    break;
+                }
+                Check::Denied { pattern } => {
+                    approval_item =
+                        Some(self.approval_item(&command, &format!("deny:{pattern}"), "blocked"));
+                    refusal = Some(blocked(approval::deny_glob_text(&pattern)));
+                    break;
+                }
+                Check::Flagged { rule, description } => (rule, description),
+            };
+            let answer = if self.approved_rules.contains(&rule)
+                || self
+                    .session_rules
+                    .iter()
+                    .any(|r| approval::session_rule_allows(r, &rule, &command))
+            {
+                Answer::from(Decision::Session)
+            } else {
+                match self.approvals {
+                    ApprovalMode::Allow | ApprovalMode::OnFailure => Decision::Once.into(),
+                    ApprovalMode::Deny => Decision::Deny.into(),
+                    ApprovalMode::Ask | ApprovalMode::Untrusted => {
+                        let mut input = args.clone();
+                        input.insert("command".into(), json!(command));
+                        observer.answer(&ApprovalRequest {
                             tool_use_id: call.id.clone(),
                             command: command.clone(),
                             rule: rule.clone(),
                             description: description.clone(),
-                            input: Value::Object(args.clone()),
-                        }),
+                            input: Value::Object(input),
+                        })
                     }
-                };
-                if decision == Decision::Session {
-                    self.approved_rules.insert(rule.clone());
                 }
-                approval_item = Some(self.approval_item(&command, &rule, decision.as_str()));
-                if decision != Decision::Deny {
-                    let how = match (decision, self.approvals) {
-                        (_, ApprovalMode::Allow) => "run under --approvals allow",
-                        (_, ApprovalMode::OnFailure) => {
-                            "run in the sandbox (--approvals on-failure)"
-                        }
-                        (Decision::Session, _) => "approved by the user for this session",
-                        _ => "approved by the user",
-                    };
-                    approved_note = Some(format!(
-                        "Command was flagged ({rule}: {description}) and {how}."
-                    ));
+            };
+            let decision = answer.decision;
+            // "Always" at the terminal approves the rule; a host's allows say themselves what
+            // they cover.
+            if decision == Decision::Session && answer.session_rules.is_empty() {
+                self.approved_rules.insert(rule.clone());
+            }
+            if decision != Decision::Deny {
+                self.session_rules
+                    .extend(answer.session_rules.iter().cloned());
+            }
+            let mut item = self.approval_item(&command, &rule, decision.as_str());
+            if decision == Decision::Deny {
+                approval_item = Some(item);
+                if answer.interrupt {
+                    self.answer_interrupted = true;
+                    self.interrupt
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                (decision == Decision::Deny).then(|| {
-                    blocked(approval::denied_text(
+                let text = answer.message.clone().unwrap_or_else(|| {
+                    approval::denied_text(
                         &rule,
                         &description,
-                        self.approvals == ApprovalMode::Ask,
-                    ))
-                })
+                        matches!(self.approvals, ApprovalMode::Ask | ApprovalMode::Untrusted),
+                    )
+                });
+                refusal = Some(blocked(text));
+                break;
             }
-        };
+            let how = match (decision, self.approvals) {
+                (_, ApprovalMode::Allow) => "run under --approvals allow",
+                (_, ApprovalMode::OnFailure) => "run in the sandbox (--approvals on-failure)",
+                (Decision::Session, _) => "approved by the user for this session",
+                _ => "approved by the user",
+            };
+            match answer.command.filter(|c| *c != command) {
+                Some(replacement) => {
+                    item.fields
+                        .insert("updated_command".into(), json!(replacement));
+                    approval_item = Some(item);
+                    approved_note = Some(format!(
+                        "Command was flagged ({rule}: {description}) and {how} with a change: \
+                         this command ran instead: {replacement}"
+                    ));
+                    rewrites += 1;
+                    if rewrites > MAX_REWRITES {
+                        refusal = Some(blocked(format!(
+                            "BLOCKED: the approval answers replaced the command more than \
+                             {MAX_REWRITES} times; nothing ran."
+                        )));
+                        break;
+                    }
+                    command = replacement;
+                }
+                None => {
+                    approval_item = Some(item);
+                    let note = format!("Command was flagged ({rule}: {description}) and {how}.");
+                    approved_note = Some(match approved_note.take() {
+                        Some(earlier) => format!("{earlier} {note}"),
+                        None => note,
+                    });
+                    break;
+                }
+            }
+        }
         let refusal = match (&self.sandbox_error, refusal) {
             (_, Some(r)) => Some(r),
             (Some(why), None) => Some(blocked(format!("Command not run: {why}"))),
             (None, None) => None,
         };
+        let mut args = args.clone();
+        args.insert("command".into(), json!(command));
+        let args = &args;
         let result = match refusal {
             Some(r) => r,
             None => {
@@ -799,13 +877,15 @@ impl Agent {
                         .and_then(Value::as_str)
                         .unwrap_or("the sandbox refused")
                         .to_string();
-                    let decision = observer.approve(&ApprovalRequest {
-                        tool_use_id: call.id.clone(),
-                        command: command.clone(),
-                        rule: "sandbox".into(),
-                        description: format!("{denial}; run it again outside the sandbox?"),
-                        input: Value::Object(args.clone()),
-                    });
+                    let decision = observer
+                        .answer(&ApprovalRequest {
+                            tool_use_id: call.id.clone(),
+                            command: command.clone(),
+                            rule: "sandbox".into(),
+                            description: format!("{denial}; run it again outside the sandbox?"),
+                            input: Value::Object(args.clone()),
+                        })
+                        .decision;
                     let item = self.approval_item(&command, "sandbox", decision.as_str());
                     observer.item_completed(&item);
                     if decision != Decision::Deny {
@@ -842,6 +922,17 @@ impl Agent {
             "exit_code": exit_code, "status": status}),
         );
         (pyjson::tool_result(&result), item, approval_item)
+    }
+
+    /// Whether the last turn ended because an approval answer said `interrupt: true`; the
+    /// interrupt is then over (the session goes on with the next turn).
+    pub fn take_answer_interrupt(&mut self) -> bool {
+        let was = std::mem::take(&mut self.answer_interrupted);
+        if was {
+            self.interrupt
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+        was
     }
 
     fn approval_item(&mut self, command: &str, rule: &str, decision: &str) -> Item {
@@ -1646,6 +1737,33 @@ mod tests {
             "{note}"
         );
         assert!(results[0].get("exit_code").is_some());
+    }
+
+    #[test]
+    fn under_untrusted_only_known_safe_commands_run_unasked() {
+        let mut heard = Recorder::deciding(Decision::Deny);
+        let results = run_command(
+            "",
+            ApprovalMode::Untrusted,
+            &["echo safe", "touch made-here"],
+            &mut heard,
+            &[],
+        );
+        assert_eq!(heard.asked.len(), 1);
+        assert_eq!(heard.asked[0].command, "touch made-here");
+        assert_eq!(heard.asked[0].rule, approval::NOT_KNOWN_SAFE);
+        assert_eq!(
+            results[0],
+            json!({"output": "safe", "exit_code": 0, "error": null})
+        );
+        assert_eq!(
+            results[1]["error"],
+            json!(approval::denied_text(
+                approval::NOT_KNOWN_SAFE,
+                "not on the known-safe list of read-only commands (--approvals untrusted)",
+                true
+            ))
+        );
     }
 
     #[test]
