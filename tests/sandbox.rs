@@ -37,6 +37,16 @@ use serde_json::{Value, json};
 
 const JAIL_DIR: &str = "HERMES_SANDBOX_JAIL_DIR";
 
+/// The namespaces of the jail: user (its root is ours), mount, network, PID.
+const JAIL_NAMESPACES: [&str; 6] = [
+    "--user",
+    "--map-root-user",
+    "--mount",
+    "--net",
+    "--pid",
+    "--fork",
+];
+
 /// The canary secrets: none of them may be seen by anyone but their files.
 const CANARIES: &[&str] = &[
     "CANARY-SSH-5e1f9a",
@@ -85,15 +95,8 @@ fn in_jail(test: &str, body: fn(&Path)) {
         return;
     }
     let probe = Command::new("unshare")
-        .args([
-            "--user",
-            "--map-root-user",
-            "--mount",
-            "--net",
-            "--pid",
-            "--fork",
-            "true",
-        ])
+        .args(JAIL_NAMESPACES)
+        .arg("true")
         .stderr(Stdio::null())
         .status();
     if !probe.is_ok_and(|s| s.success()) {
@@ -114,13 +117,8 @@ mount -o remount,bind,ro /dev/shm 2>/dev/null || true
 ip link set lo up
 exec "$1" --exact "$2" --nocapture --test-threads 1"#;
     let out = Command::new("unshare")
+        .args(JAIL_NAMESPACES)
         .args([
-            "--user",
-            "--map-root-user",
-            "--mount",
-            "--net",
-            "--pid",
-            "--fork",
             "--mount-proc",
             "--propagation",
             "private",

@@ -53,16 +53,7 @@ pub fn policy(
         .network
         .map_or_else(|| network_of(section, "sandbox", Network::Off), Ok)?;
     let strings = |key: &str| strings_of(section, key);
-    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let mut policy = Policy::for_session(
-        mode,
-        network,
-        &Places {
-            workspace,
-            hermes_home: home.root(),
-            user_home: user_home.as_deref(),
-        },
-    );
+    let (mut policy, user_home) = base_policy(mode, network, workspace, home);
     policy.extend(
         &strings("deny_read"),
         &strings("writable"),
@@ -122,13 +113,38 @@ pub fn build(
     workspace: &Path,
     choice: SandboxChoice,
 ) -> Result<Arc<Sandbox>, SandboxSetupError> {
-    let mut sandbox = Sandbox::new(policy(config, home, workspace, choice)?)?;
+    let sandbox = Sandbox::new(policy(config, home, workspace, choice)?)?;
+    Ok(Arc::new(with_redactor(sandbox, home)?))
+}
+
+/// The session policy for `workspace`, and the user's home it was built with.
+fn base_policy(
+    mode: Mode,
+    network: Network,
+    workspace: &Path,
+    home: &Home,
+) -> (Policy, Option<std::path::PathBuf>) {
+    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let policy = Policy::for_session(
+        mode,
+        network,
+        &Places {
+            workspace,
+            hermes_home: home.root(),
+            user_home: user_home.as_deref(),
+        },
+    );
+    (policy, user_home)
+}
+
+/// `sandbox` redacting our own credential variables and HERMES_HOME/.env's values.
+fn with_redactor(mut sandbox: Sandbox, home: &Home) -> Result<Sandbox, SandboxSetupError> {
     let mut redactor = Redactor::new(std::env::vars());
     if let Ok(text) = std::fs::read_to_string(home.root().join(".env")) {
         redactor.add_dotenv(&text);
     }
     sandbox.set_redactor(redactor);
-    Ok(Arc::new(sandbox))
+    Ok(sandbox)
 }
 
 /// What a memory provider may not write even inside HERMES_HOME: what the agent changes
@@ -159,16 +175,7 @@ pub fn build_for_provider(
     let mode = mode_of(section, &path, "sandbox", Mode::WorkspaceWrite)?;
     let network = network_of(section, &path, Network::On)?;
     let strings = |key: &str| strings_of(section, key);
-    let user_home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let mut policy = Policy::for_session(
-        mode,
-        network,
-        &Places {
-            workspace: home.root(),
-            hermes_home: home.root(),
-            user_home: user_home.as_deref(),
-        },
-    );
+    let (mut policy, user_home) = base_policy(mode, network, home.root(), home);
     // The session policy protects HERMES_HOME whole; a provider keeps its notes there.
     policy.read_only_paths = PROVIDER_READ_ONLY
         .iter()
@@ -180,13 +187,7 @@ pub fn build_for_provider(
         &strings("env"),
         user_home.as_deref(),
     );
-    let mut sandbox = Sandbox::new(policy)?;
-    let mut redactor = Redactor::new(std::env::vars());
-    if let Ok(text) = std::fs::read_to_string(home.root().join(".env")) {
-        redactor.add_dotenv(&text);
-    }
-    sandbox.set_redactor(redactor);
-    Ok(sandbox)
+    with_redactor(Sandbox::new(policy)?, home)
 }
 
 /// `{"mode": …, "network": …, "mechanism": …}` for `thread.started`.

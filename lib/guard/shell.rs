@@ -2405,7 +2405,6 @@ static HOME_EXPR: LazyLock<Regex> = LazyLock::new(|| {
         r#"\$ENV\{\s*['"]?HOME['"]?\s*\}|\bos\.environ(?:\.get)?\s*[\[(]\s*['"]HOME['"]\s*[\])]"#,
         r#"|\b(?:os\.)?getenv\s*\(\s*['"]HOME['"]\s*\)|\bos\.path\.expanduser\s*\(\s*['"]~['"]\s*\)"#,
         r#"|\brequire\(\s*['"]os['"]\s*\)\.homedir\s*\(\s*\)"#,
-        r#"|\brequire\(\s*['"]os['"]\s*\)\.homedir\s*\(\s*\)"#,
         r#"|\bPath\.home\s*\(\s*\)|\bprocess\.env\.HOME\b|\bprocess\.env\[\s*['"]HOME['"]\s*\]"#,
         r#"|\bos\.homedir\s*\(\s*\)|\bENV\[\s*['"]HOME['"]\s*\]|\bDir\.home\b"#,
         r#"|\bENVIRON\[\s*"HOME"\s*\]|\$_SERVER\[\s*['"]HOME['"]\s*\]|#\{ENV\[['"]HOME['"]\]\}"#,
