@@ -26,20 +26,27 @@ pub fn lint(path: &Path, content: &str) -> Value {
 }
 
 fn python(path: &Path) -> Value {
-    const CHECK: &str = "import ast, sys\nsrc = open(sys.argv[1], 'rb').read()\ntry:\n    ast.parse(src, sys.argv[1])\nexcept SyntaxError as e:\n    print(f'{e.filename}:{e.lineno}:{e.offset}: SyntaxError: {e.msg}')\n    sys.exit(1)\n";
-    let run = Command::new("python3")
-        .arg("-c")
-        .arg(CHECK)
-        .arg(path)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output();
+    let run = python_check(path).output();
     match run {
         Ok(out) if out.status.success() => ok(),
         Ok(out) => error(crate::pytext::strip(&String::from_utf8_lossy(&out.stdout))),
         // No Python on this machine is not the file's fault.
         Err(_) => skipped("python3 not available to lint .py files"),
     }
+}
+
+/// `python3` parsing `path`. Isolated (`-I`: neither the current directory nor PYTHON*
+/// variables reach sys.path) and without `site` (`-S`): the check runs outside the sandbox,
+/// in the workspace the model writes, where an `ast.py` or a `.pth` file would otherwise run
+/// as us.
+fn python_check(path: &Path) -> Command {
+    const CHECK: &str = "import ast, sys\nsrc = open(sys.argv[1], 'rb').read()\ntry:\n    ast.parse(src, sys.argv[1])\nexcept SyntaxError as e:\n    print(f'{e.filename}:{e.lineno}:{e.offset}: SyntaxError: {e.msg}')\n    sys.exit(1)\n";
+    let mut cmd = Command::new("python3");
+    cmd.args(["-I", "-S", "-c", CHECK])
+        .arg(path)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
 }
 
 fn ok() -> Value {
@@ -99,5 +106,34 @@ mod tests {
         assert_eq!(result["status"], "error");
         let text = result["output"].as_str().unwrap_or_default();
         assert!(text.starts_with(&format!("{}:1:", bad.display())), "{text}");
+    }
+
+    #[test]
+    fn a_module_the_model_wrote_in_the_workspace_is_not_imported_by_the_check() {
+        if Command::new("python3").arg("-V").output().is_err() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mark = dir.path().join("ran");
+        std::fs::write(
+            dir.path().join("ast.py"),
+            format!(
+                "open({:?}, 'w').write('x')\nraise SystemExit(0)\n",
+                mark.display().to_string()
+            ),
+        )
+        .expect("write");
+        let file = dir.path().join("x.py");
+        std::fs::write(&file, "x = 1\n").expect("write");
+        let checked = python_check(&file).current_dir(dir.path()).status();
+        assert!(checked.is_ok_and(|s| s.success()));
+        assert!(!mark.exists(), "the workspace's ast.py ran");
+        // Without isolation it would have: the test can see the attack.
+        let plain = Command::new("python3")
+            .args(["-c", "import ast"])
+            .current_dir(dir.path())
+            .status();
+        assert!(plain.is_ok_and(|s| s.success()));
+        assert!(mark.exists());
     }
 }
