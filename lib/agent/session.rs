@@ -1345,7 +1345,7 @@ mod tests {
         assert_eq!(t.column("started_at"), json!(testing::NOW));
         assert_eq!(t.column("source"), "cli");
         assert_eq!(t.column("parent_session_id"), Value::Null);
-        assert_eq!(t.column("cwd"), json!(t.dir.path().display().to_string()));
+        assert_eq!(t.column("cwd"), json!(t.work().display().to_string()));
         assert_eq!(t.column("end_reason"), Value::Null);
     }
 
@@ -1852,7 +1852,7 @@ mod tests {
         ]);
         let (_, heard) = t.turn("edit");
         let done = heard.completed();
-        let path = json!(t.dir.path().join("a.txt").display().to_string());
+        let path = json!(t.work().join("a.txt").display().to_string());
         let relative = json!("a.txt");
         let changes = |i: usize| done[i]["changes"][0]["path"].clone();
         assert_eq!(done[0]["type"], "file_change");
@@ -1867,7 +1867,7 @@ mod tests {
         assert_eq!(done[1]["status"], "completed");
         assert_eq!(done[2]["status"], "failed");
         assert_eq!(
-            std::fs::read_to_string(t.dir.path().join("a.txt"))
+            std::fs::read_to_string(t.work().join("a.txt"))
                 .ok()
                 .as_deref(),
             Some("two\n")
@@ -2027,7 +2027,7 @@ mod tests {
         assert_eq!(
             lines[0]["params"],
             json!({"session_id": id, "hermes_home": home, "platform": "cli",
-                "agent_context": "primary", "cwd": home})
+                "agent_context": "primary", "cwd": t.work().display().to_string()})
         );
         assert_eq!(
             lines[3]["params"],
@@ -2280,7 +2280,7 @@ mod tests {
             read(),
             answer("3"),
         ]);
-        std::fs::write(t.dir.path().join("a.txt"), "alpha\n").unwrap_or_default();
+        std::fs::write(t.work().join("a.txt"), "alpha\n").unwrap_or_default();
         let result =
             |t: &testing::TestAgent| t.agent.messages[t.agent.messages.len() - 2].content.clone();
         t.turn("read");

@@ -29,6 +29,13 @@ pub(crate) struct TestAgent {
     pub dir: tempfile::TempDir,
 }
 
+impl TestAgent {
+    /// The folder the agent works in (its commands' and file tools' directory).
+    pub fn work(&self) -> std::path::PathBuf {
+        self.dir.path().join("work")
+    }
+}
+
 /// The parts of a run in `dir` under `config_yaml`, the model answering from `script`.
 pub(crate) fn parts(dir: &Path, config_yaml: &str, script: Script) -> (AgentParts, Bodies) {
     let config = match Config::from_bytes(config_yaml.as_bytes(), &dir.join("config.yaml")) {
@@ -62,7 +69,15 @@ pub(crate) fn parts(dir: &Path, config_yaml: &str, script: Script) -> (AgentPart
         endpoint: crate::llm::testing::endpoint(),
         client,
         db,
-        cwd: dir.to_path_buf(),
+        // Commands and file tools work in a folder of the home, as a user's project beside
+        // it would be: the home itself is never writable under the sandbox.
+        cwd: {
+            let work = dir.join("work");
+            if let Err(e) = std::fs::create_dir_all(&work) {
+                panic!("work dir: {e}");
+            }
+            work
+        },
         source: "cli".into(),
         approvals: ApprovalMode::Deny,
         registry: Registry::new(None),

@@ -898,7 +898,7 @@ mod loop_tests {
             tool_call("read_file", r#"{"path": "notes.txt"}"#),
             answer("It says alpha."),
         ]);
-        if let Err(e) = std::fs::write(t.dir.path().join("notes.txt"), "alpha\n") {
+        if let Err(e) = std::fs::write(t.work().join("notes.txt"), "alpha\n") {
             panic!("{e}");
         }
         let (outcome, heard) = t.turn("What do my notes say?");
@@ -1542,7 +1542,7 @@ mod loop_tests {
     /// Twenty lines of 2,000 characters: a read_file result of about 40,000 characters.
     fn wide_file(t: &crate::agent::testing::TestAgent, name: &str) {
         let line = format!("{}\n", name.repeat(2000));
-        let _ = std::fs::write(t.dir.path().join(name), line.repeat(20));
+        let _ = std::fs::write(t.work().join(name), line.repeat(20));
     }
 
     fn read(name: &str) -> Result<Completion, LlmError> {
@@ -1580,7 +1580,7 @@ mod loop_tests {
         );
         for name in ["f", "g"] {
             let line = format!("{}\n", name.repeat(2000));
-            let _ = std::fs::write(t.dir.path().join(name), line.repeat(30));
+            let _ = std::fs::write(t.work().join(name), line.repeat(30));
         }
         for q in ['p', 'q', 'r'] {
             t.turn(&big(q));

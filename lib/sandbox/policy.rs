@@ -211,12 +211,35 @@ impl Policy {
         if self.mode == Mode::FullAccess {
             return true;
         }
-        if self.is_unreadable(path) || self.read_only_paths.iter().any(|p| path.starts_with(p)) {
+        // A protected path counts inside a writable root, as the read-only mounts do: a
+        // workspace that lies within HERMES_HOME stays writable, HERMES_HOME's own files not.
+        let protected = self
+            .read_only_paths
+            .iter()
+            .any(|p| path.starts_with(p) && self.writable_roots.iter().any(|w| p.starts_with(w)));
+        if self.is_unreadable(path) || protected {
             return false;
         }
         path.starts_with(temp_dir)
             || (self.mode == Mode::WorkspaceWrite
                 && self.writable_roots.iter().any(|r| path.starts_with(r)))
+    }
+
+    /// The policy with every path that exists replaced by its real location, to compare
+    /// with the real location of a file (a root or a secret reached through a symlink).
+    pub fn resolved(&self) -> Policy {
+        let real = |paths: &[PathBuf]| -> Vec<PathBuf> {
+            paths
+                .iter()
+                .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+                .collect()
+        };
+        Policy {
+            writable_roots: real(&self.writable_roots),
+            read_only_paths: real(&self.read_only_paths),
+            unreadable_paths: real(&self.unreadable_paths),
+            ..self.clone()
+        }
     }
 
     pub fn is_unreadable(&self, path: &Path) -> bool {
@@ -278,6 +301,17 @@ mod tests {
         assert!(p.may_write(Path::new("/w/.git/index"), tmp));
         assert!(!p.may_write(Path::new("/h/.bashrc"), tmp));
         assert!(!p.may_write(Path::new("/h/.hermes/memories/MEMORY.md"), tmp));
+        let inside_home = Policy::for_session(
+            Mode::WorkspaceWrite,
+            Network::Off,
+            &Places {
+                workspace: Path::new("/h/.hermes/work"),
+                hermes_home: Path::new("/h/.hermes"),
+                user_home: Some(Path::new("/h")),
+            },
+        );
+        assert!(inside_home.may_write(Path::new("/h/.hermes/work/a.txt"), tmp));
+        assert!(!inside_home.may_write(Path::new("/h/.hermes/config.yaml"), tmp));
     }
 
     #[test]

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::diff::{label, unified};
+use super::refuse::{sandbox_refusal, write_refusal};
 use super::v4a::{self, Op};
-use super::{Workspace, args, lint::lint, paths, refuse::write_refusal, write::store};
+use super::{Workspace, args, lint::lint, paths, write::store};
 use crate::skills::fuzzy::find_and_replace;
 
 const NOT_FOUND_HINT: &str = "old_string not found. Use read_file to verify the current content, or search_files to locate the text.";
@@ -43,7 +44,9 @@ fn replace(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
     let replace_all = args::flag(args, "replace_all", false);
     let path = paths::resolve(ws.cwd(), given);
     let cross_profile = args::flag(args, "cross_profile", false);
-    if let Some(refusal) = write_refusal(given, &path, ws.hermes_home(), cross_profile) {
+    if let Some(refusal) = write_refusal(given, &path, ws.hermes_home(), cross_profile)
+        .or_else(|| sandbox_refusal(ws.sandbox(), given, &path, true))
+    {
         return failure(refusal);
     }
     let content = match read_text(&path, given) {
@@ -143,7 +146,9 @@ fn plan(ws: &Workspace, ops: &[Op], cross_profile: bool) -> Result<Vec<Change>, 
     let mut staged: HashMap<PathBuf, (Option<String>, Option<String>)> = HashMap::new();
     let target = |given: &str| -> Result<PathBuf, String> {
         let path = paths::resolve(ws.cwd(), given);
-        match write_refusal(given, &path, ws.hermes_home(), cross_profile) {
+        match write_refusal(given, &path, ws.hermes_home(), cross_profile)
+            .or_else(|| sandbox_refusal(ws.sandbox(), given, &path, true))
+        {
             Some(refusal) => Err(refusal),
             None => Ok(path),
         }

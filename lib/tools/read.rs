@@ -42,6 +42,9 @@ pub fn read_file(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
         return failure("path is required".to_string(), 0);
     };
     let path = paths::resolve(ws.cwd(), given);
+    if let Some(refusal) = super::refuse::sandbox_refusal(ws.sandbox(), given, &path, false) {
+        return failure(refusal, 0);
+    }
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

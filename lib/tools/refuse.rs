@@ -9,6 +9,37 @@ use std::path::Path;
 use super::paths::real;
 use crate::home::Home;
 
+/// The refusal of the workspace's sandbox for the file tools, which run in our own process:
+/// a write where the sandbox would not let a command write, or any access to a credential,
+/// is refused as the terminal's would be, so `write_file ~/.bashrc` is no way around the
+/// sandbox. The path as typed, its real location and the policy's paths' real locations
+/// are all compared (a root or a secret reached through a symlink).
+pub fn sandbox_refusal(
+    sandbox: Option<&crate::sandbox::Sandbox>,
+    given: &str,
+    resolved: &Path,
+    write: bool,
+) -> Option<String> {
+    let sandbox = sandbox?;
+    let policy = sandbox.policy();
+    let real_policy = policy.resolved();
+    let real_path = real(resolved);
+    if policy.is_unreadable(resolved) || real_policy.is_unreadable(&real_path) {
+        return Some(format!(
+            "Refusing to {} {given}: credentials are out of the agent's reach (sandbox)",
+            if write { "write to" } else { "read" }
+        ));
+    }
+    let writable = policy.may_write(resolved, sandbox.temp_dir())
+        && real_policy.may_write(&real_path, &real(sandbox.temp_dir()));
+    (write && !writable).then(|| {
+        format!(
+            "Refusing to write to {given}: outside what the sandbox lets the agent write ({}); memory and skills change through the memory and skill_manage tools",
+            policy.mode.as_str()
+        )
+    })
+}
+
 /// What a profile keeps that another profile's session should not rewrite by accident.
 const PROFILE_AREAS: [&str; 4] = ["skills", "plugins", "cron", "memories"];
 
@@ -169,5 +200,94 @@ mod tests {
             write_refusal("x", &other, &root, false)
                 .is_some_and(|t| t.contains("the memories of Hermes profile 'home'"))
         );
+    }
+}
+
+#[cfg(test)]
+mod sandbox_tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use crate::sandbox::{Mode, Network, Places, Policy, Sandbox};
+    use crate::tools::Workspace;
+    use crate::tools::testing::map;
+
+    /// A workspace under a sandbox whose user home is a temp folder with a key in it.
+    fn contained() -> Option<(tempfile::TempDir, Workspace, PathBuf)> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        let work = dir.path().join("work");
+        for d in [
+            home.join(".ssh"),
+            home.join(".hermes/memories"),
+            work.join(".git/hooks"),
+        ] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(home.join(".ssh/id_ed25519"), "KEY").expect("write");
+        let policy = Policy::for_session(
+            Mode::WorkspaceWrite,
+            Network::Off,
+            &Places {
+                workspace: &work,
+                hermes_home: &home.join(".hermes"),
+                user_home: Some(&home),
+            },
+        );
+        let sandbox = match Sandbox::new(policy) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                return None;
+            }
+        };
+        let mut ws = Workspace::new(work, home.join(".hermes"));
+        ws.set_sandbox(Arc::new(sandbox));
+        Some((dir, ws, home))
+    }
+
+    fn error(value: &serde_json::Value) -> String {
+        value["error"].as_str().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn the_file_tools_are_held_to_the_sandbox_too() {
+        let Some((_dir, mut ws, home)) = contained() else {
+            return;
+        };
+        let write = |ws: &mut Workspace, path: String| {
+            crate::tools::write_file(ws, &map(json!({"path": path, "content": "x\n"})))
+        };
+        let out = write(&mut ws, "notes.md".into());
+        assert_eq!(out["error"], serde_json::Value::Null, "{out}");
+        let bashrc = home.join(".bashrc").display().to_string();
+        assert_eq!(
+            error(&write(&mut ws, bashrc.clone())),
+            format!(
+                "Refusing to write to {bashrc}: outside what the sandbox lets the agent write (workspace-write); memory and skills change through the memory and skill_manage tools"
+            )
+        );
+        assert!(!home.join(".bashrc").exists());
+        assert!(error(&write(&mut ws, ".git/hooks/pre-commit".into())).starts_with("Refusing"));
+        let memory = home
+            .join(".hermes/memories/MEMORY.md")
+            .display()
+            .to_string();
+        assert!(error(&write(&mut ws, memory)).starts_with("Refusing"));
+        let key = home.join(".ssh/id_ed25519").display().to_string();
+        let read = crate::tools::read_file(&mut ws, &map(json!({"path": key})));
+        assert_eq!(
+            read["error"],
+            json!(format!(
+                "Refusing to read {key}: credentials are out of the agent's reach (sandbox)"
+            ))
+        );
+        assert!(!read.to_string().contains("KEY\""));
+        let ssh = home.join(".ssh").display().to_string();
+        let search =
+            crate::tools::search_files(&mut ws, &map(json!({"pattern": "KEY", "path": ssh})));
+        assert!(error(&search).starts_with("Refusing to read"), "{search}");
     }
 }

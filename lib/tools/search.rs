@@ -46,6 +46,9 @@ pub fn search_files(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
         .filter(|p| !p.is_empty())
         .unwrap_or(".");
     let root = paths::resolve(ws.cwd(), given);
+    if let Some(refusal) = super::refuse::sandbox_refusal(ws.sandbox(), given, &root, false) {
+        return json!({ "error": refusal });
+    }
     if !root.exists() {
         return json!({"error": format!("Path not found: {given}")});
     }

@@ -8,7 +8,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use super::{Workspace, args, lint::lint, paths, refuse::write_refusal};
+use super::refuse::{sandbox_refusal, write_refusal};
+use super::{Workspace, args, lint::lint, paths};
 use crate::io::atomic::{FileMode, write_atomic};
 
 pub fn write_file(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
@@ -25,6 +26,9 @@ pub fn write_file(ws: &mut Workspace, args: &Map<String, Value>) -> Value {
         ws.hermes_home(),
         args::flag(args, "cross_profile", false),
     ) {
+        return json!({ "error": refusal });
+    }
+    if let Some(refusal) = sandbox_refusal(ws.sandbox(), given, &path, true) {
         return json!({ "error": refusal });
     }
     if looks_like_read_output(content) {
