@@ -467,3 +467,92 @@ fn the_pre_commit_hook_scans_the_skills_a_commit_touches() {
          2 skills: 1 safe, 0 caution, 1 dangerous; 1 finding, 0 lint errors, 0 lint warnings; 3 files, 0.0 MB"
     );
 }
+
+#[test]
+fn the_actions_steps_write_sarif_then_gate_on_the_verdict() {
+    let home = TempHome::new();
+    let workspace = home.path().join("workspace");
+    for (path, text) in [
+        ("skills/clean/SKILL.md", CLEAN),
+        ("skills/dangerous/SKILL.md", DANGEROUS),
+    ] {
+        let path = workspace.join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let bin_dir = assert_cmd::cargo::cargo_bin("hermes-skill-scan")
+        .parent()
+        .expect("target dir")
+        .to_path_buf();
+    let output = home.path().join("github-output");
+    let step = |name: &str, path: &str, fail_on: &str| {
+        Command::new("bash")
+            .arg(support::repo_root().join("pipelines/action.sh"))
+            .arg(name)
+            .current_dir(&workspace)
+            .env("GITHUB_WORKSPACE", &workspace)
+            .env("GITHUB_OUTPUT", &output)
+            .env("HERMES_LOOP_BIN", &bin_dir)
+            .env("SCAN_PATH", path)
+            .env("FAIL_ON", fail_on)
+            .output()
+            .expect("run action.sh")
+    };
+    // The SARIF step never fails on a verdict: the upload must still happen.
+    let out = step("sarif", "skills", "dangerous");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&output).expect("GITHUB_OUTPUT"),
+        "sarif-file=hermes-skill-scan.sarif\n"
+    );
+    let log: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(workspace.join("hermes-skill-scan.sarif")).expect("sarif"),
+    )
+    .expect("json");
+    assert_eq!(
+        uris(&log),
+        vec![(
+            "skills/dangerous/SKILL.md".to_string(),
+            Some("%SRCROOT%".to_string())
+        )]
+    );
+    let out = step("gate", "skills", "dangerous");
+    assert_eq!(out.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.starts_with("skills/dangerous (dangerous)  DANGEROUS  install: block (community)\n"),
+        "{report}"
+    );
+    assert_eq!(
+        step("gate", "skills/clean", "dangerous").status.code(),
+        Some(0)
+    );
+    assert_eq!(step("gate", "skills", "never").status.code(), Some(0));
+    // An error leaves no SARIF behind to upload as "no findings".
+    let out = step("sarif", "missing", "dangerous");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!workspace.join("hermes-skill-scan.sarif").exists());
+}
+
+#[test]
+fn the_action_keeps_its_shell_in_the_tested_script() {
+    let action = std::fs::read_to_string(support::repo_root().join("action.yml")).expect("read");
+    let runs: Vec<&str> = action
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: "))
+        .collect();
+    assert_eq!(
+        runs,
+        vec![
+            "'\"$GITHUB_ACTION_PATH/pipelines/action.sh\" install'",
+            "'\"$GITHUB_ACTION_PATH/pipelines/action.sh\" sarif'",
+            "'\"$GITHUB_ACTION_PATH/pipelines/action.sh\" gate'",
+        ]
+    );
+    assert!(action.contains("uses: github/codeql-action/upload-sarif@v3"));
+}
