@@ -556,3 +556,23 @@ fn the_action_keeps_its_shell_in_the_tested_script() {
     );
     assert!(action.contains("uses: github/codeql-action/upload-sarif@v3"));
 }
+
+#[test]
+fn a_skill_linked_into_the_repository_is_named_where_the_repository_has_it() {
+    let home = TempHome::new();
+    let repo = home.path().join("repo");
+    let outside = home.path().join("outside/demo");
+    std::fs::create_dir_all(repo.join("skills")).expect("mkdir");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("SKILL.md"), DANGEROUS).expect("write");
+    std::os::unix::fs::symlink(&outside, repo.join("skills/demo")).expect("symlink");
+    git(&repo, &["init", "-q"]);
+    let log = sarif(home.path(), &repo, &["skills/demo"]);
+    assert_eq!(
+        uris(&log),
+        vec![(
+            "skills/demo/SKILL.md".to_string(),
+            Some("%SRCROOT%".to_string())
+        )]
+    );
+}

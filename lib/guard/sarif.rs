@@ -33,6 +33,8 @@ const FINGERPRINT_KEY: &str = "hermesSkillScan/v1";
 pub struct Options {
     /// URIs under this folder are relative to `%SRCROOT%`; others stay absolute.
     pub root: PathBuf,
+    /// The root as given, made absolute: a path through a symbolic link is under this one.
+    pub root_as_given: PathBuf,
     /// What relative scanned paths are relative to.
     pub cwd: PathBuf,
 }
@@ -41,11 +43,32 @@ impl Options {
     /// Relative to `root`; relative scanned paths are taken from the current directory.
     pub fn with_root(root: &Path) -> Options {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let root = absolute(&cwd, root);
+        Options::in_dir(root, cwd)
+    }
+
+    fn in_dir(root: &Path, cwd: PathBuf) -> Options {
+        let root_as_given = absolute(&cwd, root);
         Options {
-            root: std::fs::canonicalize(&root).unwrap_or(root),
+            root: std::fs::canonicalize(&root_as_given).unwrap_or_else(|_| root_as_given.clone()),
+            root_as_given,
             cwd,
         }
+    }
+
+    /// `path` relative to the root, if under it, as given or with links resolved.
+    fn relative(&self, path: &Path) -> Option<PathBuf> {
+        let path = absolute(&self.cwd, path);
+        let relative = |p: &Path| {
+            p.strip_prefix(&self.root_as_given)
+                .or_else(|_| p.strip_prefix(&self.root))
+                .ok()
+                .map(Path::to_path_buf)
+        };
+        relative(&path).or_else(|| {
+            // Resolve the folder, not the file: a linked file stays where the skill has it.
+            let parent = std::fs::canonicalize(path.parent()?).ok()?;
+            relative(&parent.join(path.file_name()?))
+        })
     }
 
     /// The default root: the top of the git repository holding the first scanned path, else
@@ -159,7 +182,6 @@ pub fn log(results: &[SkillResult], options: &Options) -> Value {
     let mut out = Vec::new();
     for result in results {
         let skill = absolute(&options.cwd, &result.path);
-        let skill = std::fs::canonicalize(&skill).unwrap_or(skill);
         if let Some(report) = &result.report {
             for f in &report.findings {
                 let descriptor = Descriptor::guard(f.rule, f.severity);
@@ -377,9 +399,9 @@ fn location(options: &Options, skill: &Path, file: &str, line: usize, column: us
     } else {
         skill.join(file)
     };
-    let artifact = match path.strip_prefix(&options.root) {
-        Ok(relative) => json!({ "uri": uri(relative), "uriBaseId": SRCROOT }),
-        Err(_) => json!({ "uri": uri(&path) }),
+    let artifact = match options.relative(&path) {
+        Some(relative) => json!({ "uri": uri(&relative), "uriBaseId": SRCROOT }),
+        None => json!({ "uri": uri(&path) }),
     };
     let mut region = json!({ "startLine": line.max(1) });
     if line > 0 && column > 0 {
@@ -485,6 +507,60 @@ mod tests {
         for rule in lint::RULES {
             assert!(catalogue::rule(rule.id).is_none(), "{} is in both", rule.id);
         }
+    }
+
+    #[test]
+    fn descriptors_are_named_by_rule_and_weighed_severity() {
+        let sudo = catalogue::rule("sudo").map(|r| r.severity);
+        assert_eq!(sudo, Some(Severity::Medium));
+        assert_eq!(descriptor_id("sudo", Severity::Medium), "sudo");
+        assert_eq!(descriptor_id("sudo", Severity::Low), "sudo/low");
+        assert_eq!(descriptor_id("sudo", Severity::High), "sudo/high");
+        let rule = guard_rule("sudo", Severity::Low).unwrap_or_default();
+        assert_eq!(rule["id"], "sudo/low");
+        assert_eq!(rule["properties"]["security-severity"], "3.0");
+        assert_eq!(rule["defaultConfiguration"]["level"], "note");
+    }
+
+    #[test]
+    fn lint_fingerprints_ignore_spacing_not_content() {
+        let a = fingerprint("name-invalid", "SKILL.md", "name:   Bad Name");
+        assert_eq!(
+            a,
+            fingerprint("name-invalid", "SKILL.md", " name: Bad\tName ")
+        );
+        assert_ne!(a, fingerprint("name-invalid", "SKILL.md", "name: Other"));
+        assert_ne!(a, fingerprint("name-invalid", "other.md", "name: Bad Name"));
+        assert_ne!(a, fingerprint("broken-link", "SKILL.md", "name: Bad Name"));
+    }
+
+    #[test]
+    fn paths_under_the_root_are_relative_and_others_absolute() {
+        let options = Options::in_dir(Path::new("repo"), PathBuf::from("/nowhere"));
+        assert_eq!(options.root, Path::new("/nowhere/repo"));
+        assert_eq!(
+            options.relative(Path::new("repo/skills/a/SKILL.md")),
+            Some(PathBuf::from("skills/a/SKILL.md"))
+        );
+        assert_eq!(options.relative(Path::new("/elsewhere/SKILL.md")), None);
+        let place = location(
+            &options,
+            Path::new("/nowhere/repo/skills/a"),
+            SKILL_DIR,
+            0,
+            0,
+        );
+        assert_eq!(
+            place,
+            json!({ "physicalLocation": {
+                "artifactLocation": { "uri": "skills/a/SKILL.md", "uriBaseId": SRCROOT },
+                "region": { "startLine": 1 },
+            }})
+        );
+        assert_eq!(
+            directory_uri(Path::new("/nowhere/repo")),
+            "file:///nowhere/repo/"
+        );
     }
 
     #[test]
