@@ -356,7 +356,12 @@ fn validate(tool: &Path, dir: &Path, name: &str, log: &serde_json::Value) -> Vec
 fn the_sarif_we_write_passes_microsofts_validator() {
     let Some(tool) = multitool() else { return };
     let home = TempHome::new();
-    let mut faults = validate(&tool, home.path(), "corpus", &corpus_log(&home));
+    let mut faults = validate(&tool, home.path(), "sample", &corpus_log(&home));
+    // The public corpus when it is here (every rule that fires on it), else the sample.
+    let (corpus, _) = support::corpus();
+    let corpus = corpus.to_str().expect("utf-8");
+    let public = sarif(home.path(), home.path(), &["--lint", corpus]);
+    faults.extend(validate(&tool, home.path(), "corpus", &public));
     let repo = home.path().join("repo");
     std::fs::create_dir_all(repo.join("skills/demo")).expect("mkdir");
     std::fs::write(repo.join("skills/demo/SKILL.md"), DANGEROUS).expect("write");

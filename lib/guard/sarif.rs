@@ -83,12 +83,25 @@ impl Options {
     }
 }
 
+/// `path` made absolute and lexically normal: `root/../x` is not under `root`.
 fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    use std::path::Component;
+    let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
         cwd.join(path)
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
     }
+    out
 }
 
 /// `git rev-parse --show-toplevel` run in `path` (or its folder, for a file).
@@ -323,7 +336,7 @@ fn guard_rule(id: &'static str, severity: Severity) -> Option<Value> {
     let weighed = weighed.unwrap_or_default();
     Some(json!({
         "id": descriptor_id(id, severity),
-        "name": pascal(rule.id),
+        "name": descriptor_name(rule.id, (severity != rule.severity).then_some(severity)),
         "shortDescription": { "text": rule.title },
         "fullDescription": { "text": format!("{}{weighed}", sentence(rule.why)) },
         "help": {
@@ -344,7 +357,7 @@ fn lint_rule(id: &str) -> Option<Value> {
     let level = rule.hermes.or(rule.agentskills).unwrap_or(Level::Warning);
     Some(json!({
         "id": rule.id,
-        "name": pascal(rule.id),
+        "name": descriptor_name(rule.id, None),
         "shortDescription": { "text": rule.title },
         "fullDescription": { "text": sentence(rule.why) },
         "help": {
@@ -445,6 +458,19 @@ fn percent_encode(text: &str) -> String {
     out
 }
 
+/// A descriptor's `name`: the id in PascalCase, never equal to the id whatever the case
+/// (SARIF validators flag `sudo`/`Sudo`), with the weighed severity when there is one.
+fn descriptor_name(id: &str, weighed: Option<Severity>) -> String {
+    let mut name = pascal(id);
+    if let Some(severity) = weighed {
+        name.push_str("Weighed");
+        name.push_str(&capitalize(severity.as_str()));
+    } else if name.eq_ignore_ascii_case(id) {
+        name.push_str("Rule");
+    }
+    name
+}
+
 fn pascal(id: &str) -> String {
     id.split('-').map(capitalize).collect()
 }
@@ -543,6 +569,7 @@ mod tests {
             Some(PathBuf::from("skills/a/SKILL.md"))
         );
         assert_eq!(options.relative(Path::new("/elsewhere/SKILL.md")), None);
+        assert_eq!(options.relative(Path::new("repo/../x/SKILL.md")), None);
         let place = location(
             &options,
             Path::new("/nowhere/repo/skills/a"),
@@ -566,5 +593,11 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(pascal("curl-pipe-shell"), "CurlPipeShell");
+        assert_eq!(descriptor_name("curl-pipe-shell", None), "CurlPipeShell");
+        assert_eq!(descriptor_name("sudo", None), "SudoRule");
+        assert_eq!(
+            descriptor_name("sudo", Some(Severity::Low)),
+            "SudoWeighedLow"
+        );
     }
 }
