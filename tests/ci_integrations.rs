@@ -581,3 +581,56 @@ fn a_skill_linked_into_the_repository_is_named_where_the_repository_has_it() {
         )]
     );
 }
+
+#[test]
+fn the_actions_install_step_builds_the_pinned_checkout_onto_the_path() {
+    // A stand-in cargo records what it was asked: a real install is a release build.
+    let home = TempHome::new();
+    let fake = home.path().join("fake-bin");
+    std::fs::create_dir_all(&fake).expect("mkdir");
+    let log = home.path().join("cargo-args");
+    std::fs::write(
+        fake.join("cargo"),
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n", log.display()),
+    )
+    .expect("write");
+    let mut permissions = std::fs::metadata(fake.join("cargo"))
+        .expect("meta")
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(fake.join("cargo"), permissions).expect("chmod");
+    let github_path = home.path().join("github-path");
+    let runner_temp = home.path().join("runner-temp");
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg(support::repo_root().join("pipelines/action.sh"))
+        .arg("install")
+        .env("PATH", path)
+        .env("GITHUB_ACTION_PATH", "/actions/hermes-loop")
+        .env("RUNNER_TEMP", &runner_temp)
+        .env("GITHUB_PATH", &github_path)
+        .output()
+        .expect("run action.sh");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let root = runner_temp.join("hermes-loop");
+    assert_eq!(
+        std::fs::read_to_string(&log).expect("cargo args"),
+        format!(
+            "install\n--locked\n--quiet\n--path\n/actions/hermes-loop\n--bin\nhermes-skill-scan\n--root\n{}\n",
+            root.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&github_path).expect("GITHUB_PATH"),
+        format!("{}/bin\n", root.display())
+    );
+}
