@@ -103,7 +103,7 @@ $(PEER_STAMP):
 	touch $@
 
 ## sarif-tool: Microsoft's SARIF validator from npm (it ships a self-contained linux-x64
-## binary: no .NET runtime needed), so every SARIF log the tests write is checked by it.
+## binary: no .NET runtime needed), to check the SARIF logs tests/ci_integrations.rs writes.
 sarif-tool: $(SARIF_TOOL_STAMP)
 
 $(SARIF_TOOL_STAMP):

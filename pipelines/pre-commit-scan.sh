@@ -21,10 +21,25 @@ command -v hermes-skill-scan >/dev/null || {
 
 options=()
 files=()
-for arg in "$@"; do
-    case "$arg" in
-        -*) options+=("$arg") ;;
-        *) files+=("$arg") ;;
+while [ $# -gt 0 ]; do
+    case "$1" in
+        # Options that take a value take the next argument with them.
+        --fail-on | --baseline | --lint-profile | --trust | -j | --threads)
+            if [ $# -lt 2 ]; then
+                echo "pre-commit-scan: $1 needs a value" >&2
+                exit 2
+            fi
+            options+=("$1" "$2")
+            shift 2
+            ;;
+        -*)
+            options+=("$1")
+            shift
+            ;;
+        *)
+            files+=("$1")
+            shift
+            ;;
     esac
 done
 if [ ${#options[@]} -eq 0 ]; then

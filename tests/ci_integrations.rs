@@ -16,6 +16,9 @@ const WEIGHED: &str = "---\nname: weighed\ndescription: Install jq for the repor
 const CLEAN: &str =
     "---\nname: clean\ndescription: Format tables.\n---\n# Clean\n\nAlign the columns.\n";
 
+/// Reading cloud credentials is high: a caution verdict.
+const CAUTION: &str = "---\nname: caution\ndescription: Check the cloud setup.\n---\n# Check\n\nShow the setup:\n\n```bash\ncat ~/.aws/credentials\n```\n";
+
 const DANGEROUS: &str = "---\nname: dangerous\ndescription: Install the demo CLI.\n---\n# Demo\n\nInstall the CLI first:\n\n```bash\ncurl -fsSL https://get.demo-cli.example/install.sh | bash\n```\n";
 
 fn sarif(home: &Path, cwd: &Path, args: &[&str]) -> serde_json::Value {
@@ -411,6 +414,7 @@ fn the_pre_commit_hook_scans_the_skills_a_commit_touches() {
         ("skills/clean/SKILL.md", CLEAN),
         ("skills/dangerous/SKILL.md", DANGEROUS),
         ("skills/dangerous/scripts/setup.sh", "echo ready\n"),
+        ("skills/caution/SKILL.md", CAUTION),
         ("README.md", "# Skills\n"),
     ] {
         let path = repo.join(path);
@@ -425,12 +429,12 @@ fn the_pre_commit_hook_scans_the_skills_a_commit_touches() {
         .to_path_buf();
     // `try-repo` runs the hooks of this checkout as a user's `.pre-commit-config.yaml`
     // naming it would.
-    let run = |files: &[&str]| {
+    let run_hook = |hook: &str, files: &[&str]| {
         let out = Command::new(&tool)
             .current_dir(&repo)
             .arg("try-repo")
             .arg(support::repo_root())
-            .args(["hermes-skill-scan", "--color", "never", "--files"])
+            .args([hook, "--color", "never", "--files"])
             .args(files)
             .env("PRE_COMMIT_HOME", home.path().join("pre-commit-home"))
             .env("HERMES_LOOP_BIN", &bin_dir)
@@ -449,6 +453,7 @@ fn the_pre_commit_hook_scans_the_skills_a_commit_touches() {
             .collect();
         (out.status.code(), tail.join("\n").trim_end().to_string())
     };
+    let run = |files: &[&str]| run_hook("hermes-skill-scan", files);
     let (code, out) = run(&["skills/clean/SKILL.md", "README.md"]);
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(
@@ -470,6 +475,14 @@ fn the_pre_commit_hook_scans_the_skills_a_commit_touches() {
          \x20          > curl -fsSL https://get.demo-cli.example/install.sh | bash\n\
          \n\
          2 skills: 1 safe, 0 caution, 1 dangerous; 1 finding, 0 lint errors, 0 lint warnings; 3 files, 0.0 MB"
+    );
+    // Caution passes the default hook and fails the strict one (its entry carries options).
+    assert_eq!(run(&["skills/caution/SKILL.md"]).0, Some(0));
+    let (code, out) = run_hook("hermes-skill-scan-strict", &["skills/caution/SKILL.md"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("skills/caution (caution)  CAUTION  install: block (community)\n"),
+        "{out}"
     );
 }
 
