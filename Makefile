@@ -13,13 +13,22 @@ PEER_STAMP  := $(PEER_VENV)/.hermes-agent-0.19.0
 # The agentskills.io reference validator (`agentskills validate`), for tests/interop_agentskills.rs.
 SKILLS_REF_VENV  := .venv-skills-ref
 SKILLS_REF_STAMP := $(SKILLS_REF_VENV)/.skills-ref-0.1.1
+# The SARIF validator (`sarif-multitool validate`, tests/ci_integrations.rs) and the real
+# pre-commit (tests/ci_integrations.rs), each pinned in a project-local folder.
+SARIF_TOOL_DIR   := .tools/npm
+SARIF_TOOL_STAMP := $(SARIF_TOOL_DIR)/.sarif-multitool-5.7.0
+PRE_COMMIT_VENV  := .tools/venv-pre-commit
+PRE_COMMIT_STAMP := $(PRE_COMMIT_VENV)/.pre-commit-4.7.0
 HAVE_NEXTEST := $(shell $(CARGO) nextest --version >/dev/null 2>&1 && echo yes)
 INTEROP_TESTS := $(patsubst tests/%.rs,%,$(wildcard tests/interop_*.rs))
 
 export HERMES_PEER_PYTHON := $(abspath $(PEER_PY))
 export HERMES_SKILLS_REF_PYTHON := $(abspath $(SKILLS_REF_VENV)/bin/python)
+# The native binary: the npm wrapper (bin.js) hands arguments to a shell unquoted.
+export HERMES_SARIF_MULTITOOL := $(abspath $(SARIF_TOOL_DIR)/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool)
+export HERMES_PRE_COMMIT := $(abspath $(PRE_COMMIT_VENV)/bin/pre-commit)
 
-.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg jail-tools clean install \
+.PHONY: all build release test lint fmt-check clippy unit interop bench demo peer skills-ref tmux doc-tools pg jail-tools sarif-tool pre-commit clean install \
 	mutants mutants-diff mutants-drivers rule-dfas
 
 all: build
@@ -38,7 +47,7 @@ install: release
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" ./pipelines/install.sh target/release
 
 ## test: everything CI checks, in the order that fails fastest.
-test: lint peer skills-ref tmux doc-tools pg jail-tools
+test: lint peer skills-ref tmux doc-tools pg jail-tools sarif-tool pre-commit
 ifeq ($(HAVE_NEXTEST),yes)
 	$(CARGO) nextest run --no-fail-fast
 else
@@ -91,6 +100,26 @@ $(PEER_STAMP):
 	$(PYTHON) -m venv $(PEER_VENV)
 	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check hermes-agent==0.19.0
 	$(PEER_PY) -c "import hermes_cli, tools.skills_guard, hermes_state" 
+	touch $@
+
+## sarif-tool: Microsoft's SARIF validator from npm (it ships a self-contained linux-x64
+## binary: no .NET runtime needed), to check the SARIF logs tests/ci_integrations.rs writes.
+sarif-tool: $(SARIF_TOOL_STAMP)
+
+$(SARIF_TOOL_STAMP):
+	mkdir -p $(SARIF_TOOL_DIR)
+	npm install --silent --no-audit --no-fund --prefix $(SARIF_TOOL_DIR) @microsoft/sarif-multitool@5.7.0
+	$(HERMES_SARIF_MULTITOOL) --version >/dev/null
+	touch $@
+
+## pre-commit: the real pre-commit, to run .pre-commit-hooks.yaml as users will.
+pre-commit: $(PRE_COMMIT_STAMP)
+
+$(PRE_COMMIT_STAMP):
+	rm -rf $(PRE_COMMIT_VENV)
+	$(PYTHON) -m venv $(PRE_COMMIT_VENV)
+	$(PRE_COMMIT_VENV)/bin/pip install --quiet --disable-pip-version-check pre-commit==4.7.0
+	$(PRE_COMMIT_VENV)/bin/pre-commit --version >/dev/null
 	touch $@
 
 ## skills-ref: the format's reference validator, pinned, in its own venv (its StrictYAML

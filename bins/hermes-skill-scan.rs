@@ -83,6 +83,10 @@ struct Args {
     /// With --judge: answer from a cassette instead of a model
     #[arg(long, value_name = "FILE", requires = "judge")]
     replay: Option<PathBuf>,
+    /// SARIF URIs relative to DIR [default: the top of the git repository holding the first
+    /// PATH, else the current directory]
+    #[arg(long, value_name = "DIR")]
+    sarif_root: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -228,7 +232,9 @@ fn main() -> ExitCode {
         } else {
             Vec::new()
         };
-        print(&args, format, &results, &rendered, &summary, &judged)?;
+        print(
+            &args, &paths, format, &results, &rendered, &summary, &judged,
+        )?;
         let status = exit_status(&args, &results);
         // The process ends here: the kernel takes back the heap at once, faster than every
         // finding's strings are freed one by one (half a millisecond after 1,400 skills,
@@ -294,6 +300,7 @@ fn judge(args: &Args, results: &[batch::SkillResult]) -> anyhow::Result<Vec<serd
 /// `rendered`: each skill's JSONL records, if the workers rendered them (else empty).
 fn print(
     args: &Args,
+    paths: &[PathBuf],
     format: ScanFormat,
     results: &[batch::SkillResult],
     rendered: &[Option<serde_json::Result<Vec<u8>>>],
@@ -322,7 +329,13 @@ fn print(
             }
             out.json(&document)?
         }
-        ScanFormat::Sarif => out.json(&sarif::log(results))?,
+        ScanFormat::Sarif => {
+            let options = match &args.sarif_root {
+                Some(root) => sarif::Options::with_root(root),
+                None => sarif::Options::for_paths(paths),
+            };
+            out.json(&sarif::log(results, &options))?
+        }
         ScanFormat::Text => {
             report::text(&mut out, results, summary, args.trust, stdout_color())?;
             for j in judged {

@@ -151,19 +151,27 @@ fn sarif_for_code_scanning() {
         .iter()
         .map(|r| r["id"].as_str().expect("id"))
         .collect();
-    assert_eq!(rules, vec!["curl-pipe-shell", "sudo"]);
+    // `sudo` in a code block is weighed down to low: its own descriptor, so GitHub shows low.
+    assert_eq!(rules, vec!["curl-pipe-shell", "sudo/low"]);
     let result = &run["results"][0];
     assert_eq!(result["ruleId"], "curl-pipe-shell");
     assert_eq!(result["ruleIndex"], 0);
     assert_eq!(result["level"], "error");
     let location = &result["locations"][0]["physicalLocation"];
     assert_eq!(location["artifactLocation"]["uri"], "skills/demo/SKILL.md");
+    assert_eq!(location["artifactLocation"]["uriBaseId"], "%SRCROOT%");
     assert_eq!(location["region"]["startLine"], 10);
     assert_eq!(
         run["tool"]["driver"]["rules"][0]["properties"]["security-severity"],
         "9.5"
     );
     assert_eq!(run["results"][1]["level"], "note");
+    assert_eq!(run["results"][1]["ruleId"], "sudo/low");
+    assert_eq!(run["results"][1]["ruleIndex"], 1);
+    assert_eq!(
+        run["tool"]["driver"]["rules"][1]["properties"]["security-severity"],
+        "3.0"
+    );
 }
 
 #[test]
