@@ -54,24 +54,12 @@ impl Finding {
     /// A stable fingerprint that survives line moves: rule, file and the whitespace-normalised
     /// text of the line (FNV-1a, 64 bits, hex).
     pub fn fingerprint(&self) -> String {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut feed = |bytes: &[u8]| {
-            for &b in bytes {
-                hash ^= u64::from(b);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-            hash ^= 0xff;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        };
-        feed(self.rule.as_bytes());
-        feed(self.file.as_bytes());
-        let normalised: Vec<&str> = if self.source_line.is_empty() {
-            self.message.split_whitespace().collect()
+        let text = if self.source_line.is_empty() {
+            &self.message
         } else {
-            self.source_line.split_whitespace().collect()
+            &self.source_line
         };
-        feed(normalised.join(" ").as_bytes());
-        format!("{hash:016x}")
+        line_fingerprint(self.rule, &self.file, text)
     }
 }
 
@@ -115,6 +103,30 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
+}
+
+/// A fingerprint of a rule, a file and a line's whitespace-normalised text (FNV-1a, 64 bits,
+/// hex; each part closed by a separator byte): the same issue keeps it when lines above it
+/// are added or removed. Findings and lint results share it.
+pub(crate) fn line_fingerprint(rule: &str, file: &str, text: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        hash ^= 0xff;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    feed(rule.as_bytes());
+    feed(file.as_bytes());
+    feed(
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .as_bytes(),
+    );
+    format!("{hash:016x}")
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::batch::SkillResult;
 use super::catalogue;
-use super::finding::SKILL_DIR;
+use super::finding::{SKILL_DIR, line_fingerprint as fingerprint};
 use super::rule::Severity;
 use crate::skills::discover::SKILL_FILE;
 use crate::skills::lint::{self, Level};
@@ -278,29 +278,6 @@ pub fn log(results: &[SkillResult], options: &Options) -> Value {
             "results": out,
         }],
     })
-}
-
-/// A fingerprint of a line's rule, file and whitespace-normalised text: the same issue keeps
-/// it when lines above it are added or removed.
-fn fingerprint(rule: &str, file: &str, text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        hash ^= 0xff;
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    };
-    feed(rule.as_bytes());
-    feed(file.as_bytes());
-    feed(
-        text.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .as_bytes(),
-    );
-    format!("{hash:016x}")
 }
 
 /// Each file read once, for the text of the lines lint issues point at.
